@@ -1,0 +1,1 @@
+"""The grading engine: sandboxed execution, comparison, diagnosis and reports."""

@@ -1,0 +1,204 @@
+"""Carry out the calls of a job against an entry point, and describe what they returned.
+
+The same code runs a submission inside the sandbox and the trusted reference in the grader's own
+process, so both are constructed, loaded and called in exactly the same way.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import torch
+
+from grader.sandbox.job import Call, CallOutcome, Job, OutputValue, RaisedError
+
+# The file name the submission is compiled under, so tracebacks can point at its lines.
+SUBMISSION_FILENAME = "<submission>"
+
+# Dtypes whose values travel back; any other dtype is reported by name and shape alone.
+_TRANSFERABLE_TORCH_DTYPES = {
+    torch.float16,
+    torch.float32,
+    torch.float64,
+    torch.int32,
+    torch.int64,
+    torch.bool,
+}
+
+
+class ContractError(Exception):
+    """The submission does not have the shape the exercise asks for (no such class, wrong
+    parameter names, a constructor that returns no module...). Reported to the student as is."""
+
+
+def run_calls(
+    entry: object | None,
+    job: Job,
+    take_stdout: Callable[[], str] = lambda: "",
+    on_start: Callable[[Call], None] = lambda call: None,
+) -> Iterator[CallOutcome]:
+    """Run each call of `job` on `entry` in turn, yielding one outcome per call.
+
+    An exception raised by the entry becomes the outcome's error; it never escapes.
+    """
+    for call in job.calls:
+        on_start(call)
+        started = time.perf_counter()
+        try:
+            if entry is None:
+                raise ContractError(f"your code defines no `{job.entry_point}`")
+            outputs: tuple[OutputValue, ...] | None = run_call(entry, call, job)
+            error = None
+        except Exception as exc:  # the student's exception is data, not our failure
+            outputs, error = None, describe_exception(exc)
+        yield CallOutcome(
+            call_id=call.id,
+            outputs=outputs,
+            error=error,
+            stdout=take_stdout(),
+            duration_s=time.perf_counter() - started,
+        )
+
+
+def run_call(entry: Any, call: Call, job: Job) -> tuple[OutputValue, ...]:
+    """Construct (for a module) and call the entry point once; raise what it raises."""
+    args = _as_framework_values(call.args, job.framework)
+    with torch.no_grad():
+        if job.kind == "module":
+            module = _construct(entry, call, job.entry_point)
+            result = module(*args)
+        else:
+            result = entry(*args)
+    return describe_result(result, job.output_count, call.max_output_elements)
+
+
+def _construct(cls: Any, call: Call, name: str) -> torch.nn.Module:
+    if call.seed is not None:
+        torch.manual_seed(call.seed)
+    module = cls(**call.init_kwargs)
+    if not isinstance(module, torch.nn.Module):
+        raise ContractError(f"`{name}(...)` made a {type(module).__name__}, not an nn.Module")
+    if call.parameters:
+        load_parameters(module, call.parameters, strict=call.strict_parameters)
+    module.eval()
+    return module
+
+
+def load_parameters(
+    module: torch.nn.Module, parameters: dict[str, np.ndarray], *, strict: bool
+) -> None:
+    """Copy `parameters` into the module's own parameters, matched by name.
+
+    Strict: the names must be exactly the module's parameters, with the same shapes. Otherwise a
+    name matches each parameter whose dotted name ends with it and whose shape agrees.
+    """
+    own = dict(module.named_parameters())
+    if strict:
+        _check_parameter_layout(own, parameters)
+        targets = [(own[name], value) for name, value in parameters.items()]
+    else:
+        targets = [
+            (tensor, value)
+            for own_name, tensor in own.items()
+            for name, value in parameters.items()
+            if (own_name == name or own_name.endswith("." + name))
+            and tuple(tensor.shape) == value.shape
+        ]
+    with torch.no_grad():
+        for tensor, value in targets:
+            tensor.copy_(torch.from_numpy(value))
+
+
+def _check_parameter_layout(own: dict[str, torch.nn.Parameter], wanted: dict[str, Any]) -> None:
+    missing = sorted(set(wanted) - set(own))
+    unexpected = sorted(set(own) - set(wanted))
+    if missing or unexpected:
+        parts = []
+        if missing:
+            parts.append(f"missing parameters {', '.join(missing)}")
+        if unexpected:
+            parts.append(f"unexpected parameters {', '.join(unexpected)}")
+        raise ContractError(
+            "the grader loads its weights by name, as the statement lays them out: "
+            + "; ".join(parts)
+        )
+    for name, value in wanted.items():
+        if tuple(own[name].shape) != value.shape:
+            raise ContractError(
+                f"parameter {name} has shape {tuple(own[name].shape)}, "
+                f"the statement asks for {value.shape}"
+            )
+
+
+def _as_framework_values(args: tuple[np.ndarray | None, ...], framework: str) -> list[Any]:
+    """Fresh copies of the inputs, one per distinct array: an argument passed several times (the
+    same tensor as query, key and value) stays one object, as it would be in a notebook."""
+    converted: dict[int, Any] = {}
+    values: list[Any] = []
+    for array in args:
+        if array is None:
+            values.append(None)
+            continue
+        if id(array) not in converted:
+            copy = np.array(array, copy=True)
+            converted[id(array)] = copy if framework == "numpy" else torch.from_numpy(copy)
+        values.append(converted[id(array)])
+    return values
+
+
+def describe_result(result: Any, output_count: int, max_elements: int) -> tuple[OutputValue, ...]:
+    """Split a returned value into the expected number of outputs and describe each one."""
+    if output_count > 1 and type(result) in (tuple, list) and len(result) == output_count:
+        return tuple(describe_value(item, max_elements) for item in result)
+    return (describe_value(result, max_elements),)
+
+
+def describe_value(value: Any, max_elements: int) -> OutputValue:
+    """An array for a plain tensor or ndarray of bounded size, else a description.
+
+    Exact types only: a subclass could lie about its contents or its equality. The element count
+    is checked before anything is copied: a zero-stride `expand` view costs nothing until then.
+    """
+    kind = type(value)
+    if kind is torch.Tensor:
+        shape = tuple(int(size) for size in value.shape)
+        if value.numel() > max_elements or value.dtype not in _TRANSFERABLE_TORCH_DTYPES:
+            return OutputValue("Tensor", dtype=str(value.dtype), shape=shape)
+        array = value.detach().cpu().contiguous().numpy().copy()
+        return OutputValue("Tensor", array=array, dtype=str(value.dtype), shape=shape)
+    if kind is np.ndarray:
+        shape = tuple(int(size) for size in value.shape)
+        if value.size > max_elements or value.dtype.kind not in "fiub":
+            return OutputValue("ndarray", dtype=str(value.dtype), shape=shape)
+        return OutputValue("ndarray", array=np.array(value, copy=True), dtype=str(value.dtype),
+                           shape=shape)
+    return OutputValue(_summarise_type(value))
+
+
+def _summarise_type(value: Any) -> str:
+    kind = type(value)
+    if kind in (tuple, list) and len(value) <= 64:
+        inner = sorted({type(item).__name__ for item in value})
+        return f"{kind.__name__} of {len(value)} {'/'.join(inner) or 'items'}"
+    return str(kind.__name__)[:80]
+
+
+def describe_exception(exc: BaseException) -> RaisedError:
+    """The exception's type, message and the line of the submission it came from."""
+    line = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == SUBMISSION_FILENAME:
+            line = lineno
+    message = _safe_str(exc)
+    return RaisedError(type_name=type(exc).__name__[:80], message=message[:2000], line=line)
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a hostile __str__ must not break the report
+        return "<unprintable exception>"

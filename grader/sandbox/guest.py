@@ -1,0 +1,55 @@
+"""What runs inside a sandbox: compile the submission under the policy, load it, run the calls.
+
+The process layer (`grader.sandbox.process`) calls `execute` in a freshly forked, already
+hardened child; `InProcessSandbox` calls it directly, for tests and as the benchmark's floor.
+Everything is reported through a `Reporter`, in order: `rejected` alone, or `started` and
+`finished` for each call. A runtime guard violation goes to `on_violation`, which must not return:
+a bare `except:` in the submission must not be able to swallow it and keep probing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NoReturn, Protocol
+
+from grader.sandbox.calls import describe_exception, run_calls
+from grader.sandbox.job import Call, CallOutcome, Job, Violation
+from grader.sandbox.policy import (
+    StdoutCapture,
+    SubmissionRejected,
+    compile_submission,
+    restricted_globals,
+)
+
+
+class Reporter(Protocol):
+    def rejected(self, violations: Sequence[Violation]) -> None: ...
+
+    def started(self, call: Call) -> None: ...
+
+    def finished(self, outcome: CallOutcome) -> None: ...
+
+
+def execute(
+    job: Job, reporter: Reporter, on_violation: Callable[[Violation], NoReturn]
+) -> None:
+    try:
+        code = compile_submission(job.source, job.policy)
+    except SubmissionRejected as rejection:
+        reporter.rejected(rejection.violations)
+        return
+    stdout = StdoutCapture(job.limits.stdout_chars)
+    namespace = restricted_globals(job.policy, stdout, on_violation)
+    try:
+        exec(code, namespace)
+    except Exception as exc:  # the submission failed while loading: every call reports it
+        load_error = describe_exception(exc)
+        for call in job.calls:
+            reporter.started(call)
+            reporter.finished(
+                CallOutcome(call_id=call.id, outputs=None, error=load_error, stdout=stdout.take())
+            )
+        return
+    entry = namespace.get(job.entry_point)
+    for outcome in run_calls(entry, job, stdout.take, on_start=reporter.started):
+        reporter.finished(outcome)

@@ -1,0 +1,31 @@
+"""The one method a sandbox offers, so the runner and the service can swap implementations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from grader.sandbox.job import Execution, Job
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One isolation layer and whether this host let the sandbox apply it."""
+
+    name: str
+    active: bool
+    detail: str = ""
+
+
+class Sandbox(Protocol):
+    def run(self, job: Job) -> Execution:
+        """Run the job's calls on the submission; never raises for anything the submission does."""
+        ...
+
+    def layers(self) -> list[Layer]:
+        """The isolation layers this sandbox applies on this host."""
+        ...
+
+    def close(self) -> None:
+        """Stop any process the sandbox keeps warm."""
+        ...

@@ -1,0 +1,118 @@
+"""What crosses into a sandbox (a `Job`) and what comes back (an `Execution`).
+
+A job is the submission's source plus a list of calls, each fully described by data: constructor
+arguments, parameters to load, input arrays. The sandbox runs them and returns arrays, errors and
+prints. It never receives an expected output, a hidden seed or a reference, and everything it
+returns is untrusted data that the runner validates and compares in its own process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from grader.sandbox.limits import SandboxLimits
+
+Scalar = int | float | bool
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the static layer admits: the RestrictedPython policy's per-exercise inputs."""
+
+    allowed_imports: tuple[str, ...]
+    forbidden: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Call:
+    """One invocation of the submission's entry point.
+
+    For a module: seed the global RNG with `seed` (if given), construct the class with
+    `init_kwargs`, load `parameters`, switch to eval mode, then call it on `args` without grad.
+    For a function: call it on `args`.
+    """
+
+    id: str
+    args: tuple[np.ndarray | None, ...]
+    init_kwargs: dict[str, Scalar] = field(default_factory=dict)
+    seed: int | None = None
+    # Parameter values to load after construction, by name. With `strict_parameters` the names
+    # must be exactly the module's parameters; without, a name matches every parameter whose
+    # dotted name ends with it and whose shape agrees (used for diagnosis probes).
+    parameters: dict[str, np.ndarray] = field(default_factory=dict)
+    strict_parameters: bool = True
+    # Outputs larger than this many elements are reported by shape only, never materialised.
+    max_output_elements: int = 1 << 22
+
+
+@dataclass(frozen=True)
+class Job:
+    source: str
+    entry_point: str
+    kind: str  # "module" | "function" (grader.spec.EntryKind)
+    framework: str  # "torch" | "numpy" (grader.spec.Framework)
+    policy: Policy
+    calls: tuple[Call, ...]
+    limits: SandboxLimits
+    # How many values the entry returns: with more than one, a tuple or list of that length.
+    output_count: int = 1
+
+
+class Termination(StrEnum):
+    """How the run ended, as seen by the supervisor (never as claimed by the child)."""
+
+    COMPLETED = "completed"  # every call ran (each may still have raised)
+    REJECTED = "rejected"  # the static layer refused the source; nothing ran
+    VIOLATION = "violation"  # a runtime guard caught a forbidden access; the run was ended
+    TIMEOUT = "timeout"  # wall-clock deadline or CPU limit
+    MEMORY = "memory"  # the memory limit
+    OUTPUT_LIMIT = "output_limit"  # the result channel's byte cap
+    CRASHED = "crashed"  # died otherwise: a signal, an exit, a broken channel
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A refusal by the static layer or a runtime guard, in the student's terms."""
+
+    message: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class OutputValue:
+    """One returned value: an array when it was a tensor (or ndarray) of bounded size, else a
+    description of what it was ("list of 2 Tensor", "Tensor of 10^9 elements", "NoneType")."""
+
+    type_name: str
+    array: np.ndarray | None = None
+    dtype: str | None = None  # the tensor's own dtype, e.g. "torch.float32" or "float64"
+    shape: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class RaisedError:
+    type_name: str
+    message: str
+    line: int | None = None  # line in the submission where it was raised, if there
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    call_id: str
+    outputs: tuple[OutputValue, ...] | None  # None when the call raised
+    error: RaisedError | None = None
+    stdout: str = ""
+    duration_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Execution:
+    termination: Termination
+    outcomes: dict[str, CallOutcome]
+    # The call that was running when the run ended early (timeout, crash, violation).
+    interrupted_call: str | None = None
+    violations: tuple[Violation, ...] = ()
+    detail: str = ""  # a human sentence about the termination, e.g. "killed by SIGSEGV"

@@ -1,0 +1,170 @@
+"""The typed form of an exercise folder: `exercise.toml` validated into an `ExerciseSpec`.
+
+An exercise says what to build (an entry point: a class or a function), how the grader calls it
+(constructor arguments, inputs drawn from seeds, where the weights come from), which outputs it
+compares, and what the submission may not use.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from grader.errors import ExerciseDefinitionError
+from grader.sandbox.limits import SandboxLimits
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Visibility(StrEnum):
+    VISIBLE = "visible"
+    HIDDEN = "hidden"
+
+
+class EntryKind(StrEnum):
+    MODULE = "module"  # an nn.Module class: constructed with `init`, then called on the inputs
+    FUNCTION = "function"  # a plain function called on the inputs
+
+
+class Framework(StrEnum):
+    TORCH = "torch"  # inputs and outputs are torch.Tensor
+    NUMPY = "numpy"  # inputs and outputs are numpy.ndarray
+
+
+class WeightSource(StrEnum):
+    # The submission's own constructor makes its weights (it seeds the global RNG itself, as the
+    # starter does); the reference is built the same way.
+    SUBMISSION = "submission"
+    # The grader draws every parameter of the reference from the test's seed and loads them into
+    # the submission by name, strictly: the statement fixes the parameter names.
+    GRADER = "grader"
+
+
+class Property(StrEnum):
+    CAUSAL = "causal"  # changing a later token must not change an earlier output
+    BATCH_INDEPENDENT = "batch_independent"  # one sample must not change another's output
+
+
+class RandomTensor(_Strict):
+    """A tensor drawn from the test's dedicated generator."""
+
+    shape: tuple[int, ...]
+    dist: Literal["randn", "rand"] = "randn"
+    dtype: Literal["float32", "float64"] = "float32"
+
+
+class CausalMask(_Strict):
+    """An additive mask of shape (size, size): 0 on and below the diagonal, -inf above."""
+
+    causal_mask: int = Field(gt=0)
+    dtype: Literal["float32", "float64"] = "float32"
+
+
+class SameAs(_Strict):
+    """The very tensor passed as an earlier argument (self-attention's query = key = value)."""
+
+    same_as: int = Field(ge=0)
+
+
+InputSpec = RandomTensor | CausalMask | SameAs
+
+
+class TestCaseSpec(_Strict):
+    name: str = Field(min_length=1, max_length=80)
+    visibility: Visibility = Visibility.VISIBLE
+    points: float = Field(default=1.0, gt=0)
+    # Visible tests carry their seed; hidden tests draw it from the deployment secret.
+    seed: int | None = None
+    init: dict[str, int | float | bool] = Field(default_factory=dict)
+    inputs: list[InputSpec] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _check_seed_and_references(self) -> TestCaseSpec:
+        if self.visibility is Visibility.VISIBLE and self.seed is None:
+            raise ValueError(f"visible test {self.name!r} needs a seed")
+        if self.visibility is Visibility.HIDDEN and self.seed is not None:
+            raise ValueError(f"hidden test {self.name!r} must not carry a seed")
+        for position, spec in enumerate(self.inputs):
+            if isinstance(spec, SameAs) and spec.same_as >= position:
+                raise ValueError(f"test {self.name!r}: input {position} refers forward")
+        return self
+
+
+class LimitsSpec(_Strict):
+    cpu_s: float = Field(default=10.0, gt=0, le=120)
+    wall_s: float = Field(default=20.0, gt=0, le=300)
+    memory_mb: int = Field(default=2048, ge=256, le=16384)
+
+    def to_limits(self) -> SandboxLimits:
+        return SandboxLimits(
+            cpu_s=self.cpu_s, wall_s=self.wall_s, memory_bytes=self.memory_mb * 1024 * 1024
+        )
+
+
+class ExerciseSpec(_Strict):
+    slug: Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+    title: str
+    summary: str
+    kind: EntryKind
+    framework: Framework = Framework.TORCH
+    entry_point: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+    # Dotted module path of the trusted reference, e.g. "reference.multi_headed_self_attention".
+    reference: Annotated[str, Field(pattern=r"^reference\.[a-z0-9_]+$")]
+    weights: WeightSource = WeightSource.SUBMISSION
+    # Names of the outputs, in order; one name means a single returned value.
+    outputs: list[str] = Field(default_factory=lambda: ["output"], min_length=1)
+    # Modules the submission may import, exactly (allowing "torch" does not allow "torch.nn").
+    allowed_imports: list[str]
+    # Dotted names the submission may not reach, e.g. "torch.nn.MultiheadAttention".
+    forbidden: list[str] = Field(default_factory=list)
+    properties: list[Property] = Field(default_factory=list)
+    limits: LimitsSpec = Field(default_factory=LimitsSpec)
+    tests: list[TestCaseSpec] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _check_tests(self) -> ExerciseSpec:
+        names = [test.name for test in self.tests]
+        if len(names) != len(set(names)):
+            raise ValueError("test names must be unique")
+        if self.kind is EntryKind.FUNCTION and self.weights is WeightSource.GRADER:
+            raise ValueError("a function has no weights for the grader to load")
+        return self
+
+    @property
+    def max_score(self) -> float:
+        return sum(test.points for test in self.tests)
+
+    def test(self, name: str) -> TestCaseSpec:
+        for test in self.tests:
+            if test.name == name:
+                return test
+        raise KeyError(name)
+
+
+class Exercise(_Strict):
+    """An exercise as found on disk: its spec and the texts shown to students."""
+
+    spec: ExerciseSpec
+    statement: str
+    starter: str
+    folder: Path
+
+
+def load_exercise(folder: Path) -> Exercise:
+    """Read and validate one exercise folder; raise ExerciseDefinitionError saying what is wrong."""
+    try:
+        raw = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
+        spec = ExerciseSpec.model_validate(raw)
+        statement = (folder / "statement.md").read_text(encoding="utf-8")
+        starter = (folder / "starter.py").read_text(encoding="utf-8")
+    except (OSError, tomllib.TOMLDecodeError, ValueError) as error:
+        raise ExerciseDefinitionError(f"{folder}: {error}") from error
+    if spec.slug != folder.name:
+        raise ExerciseDefinitionError(f"{folder}: slug {spec.slug!r} differs from its folder name")
+    return Exercise(spec=spec, statement=statement, starter=starter, folder=folder)
