@@ -76,6 +76,8 @@ InputSpec = RandomTensor | CausalMask | SameAs
 
 
 class TestCaseSpec(_Strict):
+    __test__ = False  # a domain type, not a pytest test class
+
     name: str = Field(min_length=1, max_length=80)
     visibility: Visibility = Visibility.VISIBLE
     points: float = Field(default=1.0, gt=0)

@@ -174,8 +174,9 @@ def describe_value(value: Any, max_elements: int) -> OutputValue:
         shape = tuple(int(size) for size in value.shape)
         if value.size > max_elements or value.dtype.kind not in "fiub":
             return OutputValue("ndarray", dtype=str(value.dtype), shape=shape)
-        return OutputValue("ndarray", array=np.array(value, copy=True), dtype=str(value.dtype),
-                           shape=shape)
+        return OutputValue(
+            "ndarray", array=np.array(value, copy=True), dtype=str(value.dtype), shape=shape
+        )
     return OutputValue(_summarise_type(value))
 
 

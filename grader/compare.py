@@ -1,0 +1,153 @@
+"""Compare a returned value with the expected array "to 4 decimal places".
+
+Checks run in a fixed order, each with its own message: type, shape, dtype, non-finite values,
+then values. Two values agree when, after rounding both to 4 decimals, they differ by at most one
+unit in the 4th decimal: floating-point reordering can move a value across a rounding boundary,
+and a correct solution must never fail because of that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from grader.sandbox.job import OutputValue
+
+DECIMALS = 4
+_UNITS = 10.0**DECIMALS
+_TOLERANCE_UNITS = 1
+
+
+class Check(StrEnum):
+    """What a comparison found, in the order the checks run."""
+
+    MATCH = "match"
+    TYPE = "type"
+    SHAPE = "shape"
+    DTYPE = "dtype"
+    NON_FINITE = "non_finite"
+    VALUES = "values"
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    index: tuple[int, ...]
+    expected: float
+    actual: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    check: Check
+    message: str
+    max_abs_error: float | None = None
+    mismatch_count: int = 0
+    first_mismatch: Mismatch | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.check is Check.MATCH
+
+
+def compare(name: str, actual: OutputValue, expected: OutputValue) -> Comparison:
+    """Compare the value the submission returned with the reference's, both as described by the
+    sandbox's call executor (the reference's always carries its array)."""
+    for check in (_check_type, _check_shape, _check_dtype):
+        failure = check(name, actual, expected)
+        if failure is not None:
+            return failure
+    assert expected.array is not None
+    if actual.array is None:  # right type, shape and dtype, but too large to have been sent
+        return Comparison(Check.SHAPE, f"`{name}` could not be read back")
+    return compare_arrays(name, actual.array, expected.array)
+
+
+def _check_type(name: str, actual: OutputValue, expected: OutputValue) -> Comparison | None:
+    if actual.type_name == expected.type_name:
+        return None
+    wanted = "a torch.Tensor" if expected.type_name == "Tensor" else "a numpy.ndarray"
+    return Comparison(Check.TYPE, f"`{name}` should be {wanted}; got {actual.type_name}")
+
+
+def _check_shape(name: str, actual: OutputValue, expected: OutputValue) -> Comparison | None:
+    if actual.shape == expected.shape:
+        return None
+    return Comparison(
+        Check.SHAPE,
+        f"`{name}` has shape {_shape(actual.shape)}; expected {_shape(expected.shape)}",
+    )
+
+
+def _check_dtype(name: str, actual: OutputValue, expected: OutputValue) -> Comparison | None:
+    if actual.dtype == expected.dtype:
+        return None
+    return Comparison(Check.DTYPE, f"`{name}` has dtype {actual.dtype}; expected {expected.dtype}")
+
+
+def _shape(shape: tuple[int, ...] | None) -> str:
+    return "(" + ", ".join(str(size) for size in shape or ()) + ")"
+
+
+def compare_arrays(name: str, actual: np.ndarray, expected: np.ndarray) -> Comparison:
+    """Values only: the arrays already have the same shape."""
+    with np.errstate(all="ignore"):  # overflow and inf - inf are judged below, not warned about
+        return _compare_values(name, actual, expected)
+
+
+def _compare_values(name: str, actual: np.ndarray, expected: np.ndarray) -> Comparison:
+    got = actual.astype(np.float64)
+    want = expected.astype(np.float64)
+    both_finite = np.isfinite(got) & np.isfinite(want)
+    unexpected = ~np.isfinite(got) & np.isfinite(want)
+    if unexpected.any():
+        return _non_finite(name, got, want, unexpected)
+    differs_rounded = np.abs(np.round(got * _UNITS) - np.round(want * _UNITS)) > _TOLERANCE_UNITS
+    bad = np.where(both_finite, differs_rounded, ~_same_special(got, want))
+    errors = np.abs(got - want)[both_finite]
+    max_abs_error = float(errors.max()) if errors.size else 0.0
+    count = int(bad.sum())
+    if count == 0:
+        return Comparison(Check.MATCH, f"`{name}` matches to {DECIMALS} decimals", max_abs_error)
+    first = _first(bad, got, want)
+    return Comparison(
+        Check.VALUES,
+        f"`{name}` differs in {count} of {bad.size} values (max abs error {max_abs_error:.3g}); "
+        f"first at index {list(first.index)}: expected {first.expected:.6g}, "
+        f"got {first.actual:.6g}",
+        max_abs_error,
+        count,
+        first,
+    )
+
+
+def _same_special(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Where the expected value is itself ±inf or NaN, the same value counts as agreement."""
+    same: np.ndarray = (got == want) | (np.isnan(got) & np.isnan(want))
+    return same
+
+
+def _non_finite(name: str, got: np.ndarray, want: np.ndarray, where: np.ndarray) -> Comparison:
+    nans = int((np.isnan(got) & where).sum())
+    infs = int((np.isinf(got) & where).sum())
+    first = _first(where, got, want)
+    return Comparison(
+        Check.NON_FINITE,
+        f"`{name}` contains {nans} NaN and {infs} infinite values where finite ones were "
+        f"expected; first at index {list(first.index)} (expected {first.expected:.6g}). "
+        "A row that is masked everywhere, or a division by zero, gives NaN.",
+        None,
+        int(where.sum()),
+        first,
+    )
+
+
+def _first(where: np.ndarray, got: np.ndarray, want: np.ndarray) -> Mismatch:
+    index = tuple(int(i) for i in np.argwhere(where)[0])
+    return Mismatch(index, float(want[index]), float(got[index]))
+
+
+def agree(first: np.ndarray, second: np.ndarray) -> bool:
+    """Whether two arrays of one shape agree to 4 decimals (for property checks)."""
+    return first.shape == second.shape and compare_arrays("", first, second).passed

@@ -1,0 +1,72 @@
+"""Diagnosis: name the likely mistake behind a failing output.
+
+Two sources of evidence, both computed from the submission's outputs on visible tests:
+- known-wrong variants of the reference (the reference module's VARIANTS): a failing output that
+  equals a variant's output to 4 decimals gets that variant's message;
+- the weight probe: the submission rerun with the reference's weights loaded by name; if it then
+  matches, the math is right and only the weights (their creation order) differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from grader.compare import compare
+from grader.plan import ExercisePlan, ProbeKind, TestPlan
+from grader.report import Finding
+from grader.sandbox.job import CallOutcome, OutputValue
+
+WEIGHTS_CODE = "weights-differ"
+
+
+def diagnose(
+    plan: ExercisePlan, failing: Sequence[TestPlan], outcomes: Mapping[str, CallOutcome]
+) -> list[Finding]:
+    """Findings for the failing visible tests, one per cause, naming the tests that show it."""
+    evidence: dict[str, tuple[str, list[str]]] = {}
+    for test in failing:
+        outcome = outcomes.get(test.call.id)
+        if outcome is None or outcome.outputs is None:
+            continue
+        for code, message in _causes(plan, test, outcome.outputs, outcomes):
+            evidence.setdefault(code, (message, []))[1].append(test.spec.name)
+    return [
+        Finding(code=code, message=message, tests=tests)
+        for code, (message, tests) in evidence.items()
+    ]
+
+
+def _causes(
+    plan: ExercisePlan,
+    test: TestPlan,
+    outputs: tuple[OutputValue, ...],
+    outcomes: Mapping[str, CallOutcome],
+) -> list[tuple[str, str]]:
+    names = test.output_names
+    causes = [
+        (variant.code, variant.message)
+        for variant in plan.reference.variants
+        if _matches(outputs, plan.variant_outputs(test, variant), names)
+    ]
+    weight_probe = plan.reference.weight_probe
+    for probe in test.probes:
+        probed = outcomes.get(probe.call.id)
+        if (
+            weight_probe is not None
+            and probe.kind is ProbeKind.WEIGHTS
+            and probed is not None
+            and _matches(probed.outputs, test.expected, names)
+        ):
+            causes.append((WEIGHTS_CODE, weight_probe.message))
+    return causes
+
+
+def _matches(
+    actual: tuple[OutputValue, ...] | None,
+    expected: tuple[OutputValue, ...] | None,
+    names: tuple[str, ...],
+) -> bool:
+    if actual is None or expected is None or len(actual) != len(expected):
+        return False
+    pairs = zip(names, actual, expected, strict=True)
+    return all(compare(name, got, want).passed for name, got, want in pairs)

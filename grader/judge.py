@@ -1,0 +1,208 @@
+"""Turn what came back from the sandbox into a report: a verdict per test, then diagnosis.
+
+Runs in the trusted process. Hidden tests get a status and a generic message only: nothing
+about their inputs, outputs or the submission's prints while they ran.
+"""
+
+from __future__ import annotations
+
+from grader.compare import Check, Comparison, compare
+from grader.diagnosis import diagnose
+from grader.plan import ExercisePlan, TestPlan
+from grader.properties import check_properties
+from grader.report import (
+    Finding,
+    MismatchDetail,
+    OutputCheck,
+    Report,
+    ReportStatus,
+    TestResult,
+    TestStatus,
+)
+from grader.sandbox.job import CallOutcome, Execution, OutputValue, Termination
+from grader.sandbox.limits import MIB, SandboxLimits
+
+_STATUS_OF_TERMINATION = {
+    Termination.TIMEOUT: TestStatus.TIMEOUT,
+    Termination.MEMORY: TestStatus.RESOURCE_LIMIT,
+    Termination.OUTPUT_LIMIT: TestStatus.RESOURCE_LIMIT,
+    Termination.CRASHED: TestStatus.ERROR,
+    Termination.COMPLETED: TestStatus.ERROR,
+}
+
+
+def judge(plan: ExercisePlan, execution: Execution) -> Report:
+    if execution.termination in (Termination.REJECTED, Termination.VIOLATION):
+        return _refused(plan, execution)
+    limits = plan.exercise.spec.limits.to_limits()
+    results = [_judge_test(test, execution, limits) for test in plan.tests]
+    failing = [
+        test
+        for test, result in zip(plan.tests, results, strict=True)
+        if test.visible and result.status is not TestStatus.PASSED
+    ]
+    visible = [test for test in plan.tests if test.visible]
+    return _report(
+        plan,
+        results,
+        diagnosis=diagnose(plan, failing, execution.outcomes),
+        properties=check_properties(plan.exercise.spec.properties, visible, execution.outcomes),
+    )
+
+
+def internal_error(plan: ExercisePlan, reason: str) -> Report:
+    """The report when the grader itself failed: no test is held against the student."""
+    results = [
+        _result(test, TestStatus.ERROR, f"not graded: {reason} (a grader fault, not your code)")
+        for test in plan.tests
+    ]
+    report = _report(plan, results)
+    return report.model_copy(
+        update={"status": ReportStatus.ERROR, "message": f"The grader failed: {reason}."}
+    )
+
+
+def _report(plan: ExercisePlan, results: list[TestResult], **extra: object) -> Report:
+    passed = sum(result.status is TestStatus.PASSED for result in results)
+    score = sum(result.score for result in results)
+    max_score = plan.exercise.spec.max_score
+    return Report.model_validate(
+        {
+            "exercise": plan.exercise.spec.slug,
+            "status": ReportStatus.PASSED if passed == len(results) else ReportStatus.FAILED,
+            "score": score,
+            "max_score": max_score,
+            "tests": results,
+            "message": f"{passed} of {len(results)} tests passed ({score:g}/{max_score:g} points)",
+            **extra,
+        }
+    )
+
+
+def _refused(plan: ExercisePlan, execution: Execution) -> Report:
+    first = execution.violations[0].message if execution.violations else execution.detail
+    when = "before running" if execution.termination is Termination.REJECTED else "while running"
+    findings = [
+        Finding(code="not-allowed", message=violation.message, line=violation.line)
+        for violation in execution.violations
+    ]
+    refusal = f"refused {when}: {first}"
+    results = [_result(test, TestStatus.REJECTED, refusal) for test in plan.tests]
+    return Report(
+        exercise=plan.exercise.spec.slug,
+        status=ReportStatus.REJECTED,
+        score=0.0,
+        max_score=plan.exercise.spec.max_score,
+        tests=results,
+        diagnosis=findings,
+        message=f"Your submission was refused {when}: {first}",
+    )
+
+
+def _judge_test(test: TestPlan, execution: Execution, limits: SandboxLimits) -> TestResult:
+    outcome = execution.outcomes.get(test.call.id)
+    if outcome is None:
+        return _not_finished(test, execution, limits)
+    if outcome.error is not None:
+        error = outcome.error
+        where = f" at line {error.line}" if error.line else ""
+        return _result(
+            test, TestStatus.ERROR, f"raised {error.type_name}{where}: {error.message}", outcome
+        )
+    comparisons = _compare_outputs(test, outcome.outputs or ())
+    failed = next((c for c in comparisons if not c.passed), None)
+    status = TestStatus.PASSED if failed is None else TestStatus.FAILED
+    message = "all outputs match to 4 decimals" if failed is None else failed.message
+    return _result(test, status, message, outcome, comparisons)
+
+
+def _compare_outputs(test: TestPlan, outputs: tuple[OutputValue, ...]) -> list[Comparison]:
+    names = test.output_names
+    if len(outputs) != len(test.expected):
+        got = outputs[0].type_name if outputs else "nothing"
+        wanted = f"a tuple ({', '.join(names)})" if len(names) > 1 else "one value"
+        return [Comparison(Check.TYPE, f"should return {wanted}; got {got}")]
+    pairs = zip(names, outputs, test.expected, strict=True)
+    return [compare(name, got, want) for name, got, want in pairs]
+
+
+def _not_finished(test: TestPlan, execution: Execution, limits: SandboxLimits) -> TestResult:
+    status = _STATUS_OF_TERMINATION[execution.termination]
+    why = _termination_message(execution, limits)
+    interrupted = execution.interrupted_call
+    if interrupted is not None and interrupted != test.call.id:
+        why = f"not run: the run stopped at test {interrupted!r}, which {why}"
+    return _result(test, status, why)
+
+
+def _termination_message(execution: Execution, limits: SandboxLimits) -> str:
+    detail = f" ({execution.detail})" if execution.detail else ""
+    match execution.termination:
+        case Termination.TIMEOUT:
+            return (
+                f"ran past its time limit ({limits.wall_s:g} s, {limits.cpu_s:g} s of CPU)"
+                f"{detail}: look for a loop that never ends"
+            )
+        case Termination.MEMORY:
+            return f"ran out of its {limits.memory_bytes // MIB} MiB of memory{detail}"
+        case Termination.OUTPUT_LIMIT:
+            return f"sent back more than {limits.output_bytes // MIB} MiB of output{detail}"
+        case _:
+            return f"stopped the process running it{detail}"
+
+
+def _result(
+    test: TestPlan,
+    status: TestStatus,
+    message: str,
+    outcome: CallOutcome | None = None,
+    comparisons: list[Comparison] | None = None,
+) -> TestResult:
+    score = test.spec.points if status is TestStatus.PASSED else 0.0
+    duration_ms = outcome.duration_s * 1000 if outcome else None
+    if not test.visible:
+        hidden = "passed" if status is TestStatus.PASSED else f"hidden test: {status.value}"
+        return TestResult(
+            name=test.spec.name,
+            visibility=test.spec.visibility,
+            status=status,
+            score=score,
+            max_score=test.spec.points,
+            message=hidden,
+            duration_ms=duration_ms,
+        )
+    checks = comparisons or []
+    headline = next((c for c in checks if not c.passed), checks[0] if checks else None)
+    return TestResult(
+        name=test.spec.name,
+        visibility=test.spec.visibility,
+        status=status,
+        score=score,
+        max_score=test.spec.points,
+        message=message,
+        max_abs_error=headline.max_abs_error if headline else None,
+        mismatch_count=headline.mismatch_count if headline else None,
+        first_mismatch=_mismatch(headline),
+        outputs=[_output_check(n, c) for n, c in zip(test.output_names, checks, strict=False)],
+        stdout=outcome.stdout if outcome else "",
+        duration_ms=duration_ms,
+    )
+
+
+def _output_check(name: str, comparison: Comparison) -> OutputCheck:
+    return OutputCheck(
+        name=name,
+        passed=comparison.passed,
+        check=comparison.check.value,
+        message=comparison.message,
+        max_abs_error=comparison.max_abs_error,
+        mismatch_count=comparison.mismatch_count,
+        first_mismatch=_mismatch(comparison),
+    )
+
+
+def _mismatch(comparison: Comparison | None) -> MismatchDetail | None:
+    if comparison is None or comparison.first_mismatch is None:
+        return None
+    first = comparison.first_mismatch
+    return MismatchDetail(index=list(first.index), expected=first.expected, actual=first.actual)

@@ -1,0 +1,162 @@
+"""An exercise's grading plan: every call to make on a submission and the expected outputs.
+
+A plan depends only on the exercise and the deployment secret, so it is built once, in the
+trusted process, and reused for every submission: reference outputs are computed once per test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from grader.inputs import Inputs, make_inputs, perturb, seed_for
+from grader.reference import Reference, run_trusted
+from grader.sandbox.job import Call, Job, OutputValue, Policy
+from grader.spec import (
+    EntryKind,
+    Exercise,
+    ExerciseSpec,
+    Property,
+    RandomTensor,
+    TestCaseSpec,
+    Visibility,
+    WeightSource,
+)
+from grader.variants import WrongVariant
+
+
+class ProbeKind(StrEnum):
+    CAUSAL = "causal"  # the last token redrawn: earlier outputs must not move
+    BATCH_INDEPENDENT = "batch_independent"  # sample 0 redrawn: the others must not move
+    WEIGHTS = "weights"  # the reference's weights loaded by name: does the math match?
+
+
+@dataclass(frozen=True)
+class Probe:
+    kind: ProbeKind
+    call: Call
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    __test__ = False  # a domain type, not a pytest test class
+
+    spec: TestCaseSpec
+    call: Call
+    expected: tuple[OutputValue, ...]
+    output_names: tuple[str, ...]
+    probes: tuple[Probe, ...] = ()
+
+    @property
+    def visible(self) -> bool:
+        return self.spec.visibility is Visibility.VISIBLE
+
+
+@dataclass
+class ExercisePlan:
+    exercise: Exercise
+    reference: Reference
+    tests: tuple[TestPlan, ...]
+    _variant_outputs: dict[tuple[str, str], tuple[OutputValue, ...] | None] = field(
+        default_factory=dict
+    )
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def job(self, source: str) -> Job:
+        """The job for one submission: every main call first, then the probes, so that a probe
+        that hangs or crashes never costs a test its result."""
+        calls = [test.call for test in self.tests]
+        calls += [probe.call for test in self.tests for probe in test.probes]
+        return make_job(self.exercise.spec, source, tuple(calls))
+
+    def variant_outputs(
+        self, test: TestPlan, variant: WrongVariant
+    ) -> tuple[OutputValue, ...] | None:
+        """The outputs of a known-wrong variant on a test, computed once; None if it can't run
+        on that test (a variant with other parameter names, say)."""
+        key = (test.spec.name, variant.code)
+        with self._lock:
+            if key not in self._variant_outputs:
+                job = make_job(self.exercise.spec, "", (test.call,))
+                self._variant_outputs[key] = _try_run(variant.entry, test.call, job)
+            return self._variant_outputs[key]
+
+
+def make_job(spec: ExerciseSpec, source: str, calls: tuple[Call, ...]) -> Job:
+    return Job(
+        source=source,
+        entry_point=spec.entry_point,
+        kind=spec.kind.value,
+        framework=spec.framework.value,
+        policy=Policy(tuple(spec.allowed_imports), tuple(spec.forbidden)),
+        calls=calls,
+        limits=spec.limits.to_limits(),
+        output_count=len(spec.outputs),
+    )
+
+
+def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
+    reference = Reference.load(exercise.spec)
+    tests = []
+    for test in exercise.spec.tests:
+        seed = seed_for(exercise.spec, test, secret)
+        inputs = make_inputs(test, seed)
+        call = _main_call(exercise, reference, test, seed, inputs)
+        expected = reference.run(call, make_job(exercise.spec, "", (call,)))
+        visible = test.visibility is Visibility.VISIBLE
+        probes = _probes(exercise, reference, test, call, seed) if visible else ()
+        tests.append(TestPlan(test, call, expected, tuple(exercise.spec.outputs), probes))
+    return ExercisePlan(exercise, reference, tuple(tests))
+
+
+def _main_call(
+    exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int, inputs: Inputs
+) -> Call:
+    parameters: dict[str, np.ndarray] = {}
+    if exercise.spec.weights is WeightSource.GRADER:
+        parameters = reference.draw_parameters(test.init, seed)
+    return Call(
+        id=test.name,
+        args=inputs,
+        init_kwargs=dict(test.init),
+        seed=seed if exercise.spec.weights is WeightSource.GRADER else None,
+        parameters=parameters,
+    )
+
+
+def _probes(
+    exercise: Exercise, reference: Reference, test: TestCaseSpec, call: Call, seed: int
+) -> tuple[Probe, ...]:
+    """Extra calls on a visible test that tell why a submission fails."""
+    probes = []
+    inputs = call.args
+    shape = test.inputs[0].shape if isinstance(test.inputs[0], RandomTensor) else ()
+    wanted = set(exercise.spec.properties)
+    if Property.CAUSAL in wanted and len(shape) >= 2 and shape[1] >= 2:
+        changed = perturb(test, inputs, seed, (slice(None), shape[1] - 1))
+        probes.append(_probe(ProbeKind.CAUSAL, call, args=changed))
+    if Property.BATCH_INDEPENDENT in wanted and len(shape) >= 2 and shape[0] >= 2:
+        changed = perturb(test, inputs, seed, (0,))
+        probes.append(_probe(ProbeKind.BATCH_INDEPENDENT, call, args=changed))
+    if reference.weight_probe is not None and exercise.spec.kind is EntryKind.MODULE:
+        parameters = reference.weight_probe.parameters(dict(test.init))
+        probes.append(
+            _probe(ProbeKind.WEIGHTS, call, parameters=parameters, strict_parameters=False)
+        )
+    return tuple(probes)
+
+
+def _probe(kind: ProbeKind, call: Call, **changes: Any) -> Probe:
+    return Probe(kind, dataclasses.replace(call, id=f"{call.id} [{kind.value}]", **changes))
+
+
+def _try_run(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...] | None:
+    try:
+        return run_trusted(entry, call, job)
+    except Exception:
+        return None

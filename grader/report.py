@@ -1,0 +1,121 @@
+"""The report: the one JSON document a student, the CLI and the service all see."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from grader.spec import Visibility
+
+
+class TestStatus(StrEnum):
+    __test__ = False  # a domain type, not a pytest test class
+
+    PASSED = "passed"
+    FAILED = "failed"  # ran, but an output is wrong
+    ERROR = "error"  # raised, crashed, or broke the exercise's contract
+    TIMEOUT = "timeout"
+    RESOURCE_LIMIT = "resource_limit"  # memory or output limit
+    REJECTED = "rejected"  # the submission was refused by the policy
+
+
+class ReportStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    REJECTED = "rejected"
+    ERROR = "error"  # the grader itself failed: not the student's fault
+
+
+class PropertyStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class MismatchDetail(_Model):
+    index: list[int]
+    expected: float
+    actual: float
+
+
+class OutputCheck(_Model):
+    """The comparison of one named output (visible tests only)."""
+
+    name: str
+    passed: bool
+    check: str  # grader.compare.Check
+    message: str
+    max_abs_error: float | None = None
+    mismatch_count: int = 0
+    first_mismatch: MismatchDetail | None = None
+
+
+class TestResult(_Model):
+    __test__ = False  # a domain type, not a pytest test class
+
+    name: str
+    visibility: Visibility
+    status: TestStatus
+    score: float
+    max_score: float
+    message: str
+    # Of the first output that failed (or of the first output when all passed).
+    max_abs_error: float | None = None
+    mismatch_count: int | None = None
+    first_mismatch: MismatchDetail | None = None
+    outputs: list[OutputCheck] = Field(default_factory=list)
+    stdout: str = ""
+    duration_ms: float | None = None
+
+
+class Finding(_Model):
+    """A diagnosis: a likely cause, in the student's terms, and the tests that show it."""
+
+    code: str
+    message: str
+    tests: list[str] = Field(default_factory=list)
+    line: int | None = None
+
+
+class PropertyCheck(_Model):
+    name: str
+    status: PropertyStatus
+    message: str
+
+
+class Report(_Model):
+    exercise: str
+    status: ReportStatus
+    score: float
+    max_score: float
+    tests: list[TestResult]
+    diagnosis: list[Finding] = Field(default_factory=list)
+    properties: list[PropertyCheck] = Field(default_factory=list)
+    message: str = ""
+    duration_ms: float | None = None
+
+    def to_gradescope(self) -> dict[str, Any]:
+        """The Gradescope autograder `results.json` for this report."""
+        return {
+            "score": self.score,
+            "output": "\n".join([self.message, *(f.message for f in self.diagnosis)]).strip(),
+            "tests": [
+                {
+                    "name": test.name,
+                    "score": test.score,
+                    "max_score": test.max_score,
+                    "status": "passed" if test.status is TestStatus.PASSED else "failed",
+                    "output": test.message,
+                    "visibility": "visible"
+                    if test.visibility is Visibility.VISIBLE
+                    else "after_published",
+                }
+                for test in self.tests
+            ],
+        }

@@ -1,0 +1,101 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from grader.compare import Check, agree, compare, compare_arrays
+from grader.sandbox.job import OutputValue
+
+
+def tensor(array: np.ndarray, dtype: str = "torch.float32") -> OutputValue:
+    return OutputValue("Tensor", array=array, dtype=dtype, shape=array.shape)
+
+
+EXPECTED = tensor(np.array([[0.12344, -1.5], [2.0, 0.0]], dtype=np.float32))
+
+
+def test_equal_values_match() -> None:
+    result = compare("output", EXPECTED, EXPECTED)
+    assert result.passed
+    assert result.max_abs_error == 0.0
+
+
+def test_checks_run_in_order_type_before_shape_before_dtype() -> None:
+    wrong_everything = OutputValue("list", shape=None)
+    assert compare("output", wrong_everything, EXPECTED).check is Check.TYPE
+
+    wrong_shape = tensor(np.zeros((2, 3), dtype=np.float64), dtype="torch.float64")
+    result = compare("output", wrong_shape, EXPECTED)
+    assert result.check is Check.SHAPE
+    assert result.message == "`output` has shape (2, 3); expected (2, 2)"
+
+    wrong_dtype = tensor(np.zeros((2, 2), dtype=np.float64), dtype="torch.float64")
+    result = compare("output", wrong_dtype, EXPECTED)
+    assert result.check is Check.DTYPE
+    assert "torch.float64" in result.message and "torch.float32" in result.message
+
+
+def test_type_message_names_what_was_returned() -> None:
+    result = compare("output", OutputValue("list of 2 Tensor"), EXPECTED)
+    assert result.message == "`output` should be a torch.Tensor; got list of 2 Tensor"
+
+
+def test_non_finite_values_are_reported_before_values() -> None:
+    actual = EXPECTED.array.copy()  # type: ignore[union-attr]
+    actual[1, 0] = np.nan
+    actual[0, 1] = 7.0
+    result = compare("output", tensor(actual), EXPECTED)
+    assert result.check is Check.NON_FINITE
+    assert result.first_mismatch is not None and result.first_mismatch.index == (1, 0)
+    assert "1 NaN" in result.message
+
+
+def test_value_mismatch_reports_count_max_error_and_first_index() -> None:
+    actual = EXPECTED.array.copy()  # type: ignore[union-attr]
+    actual[1, 1] = 0.25
+    actual[0, 1] = -1.4
+    result = compare("output", tensor(actual), EXPECTED)
+    assert result.check is Check.VALUES
+    assert result.mismatch_count == 2
+    assert result.max_abs_error == pytest.approx(0.25)
+    assert result.first_mismatch is not None
+    assert result.first_mismatch.index == (0, 1)
+    assert result.first_mismatch.expected == pytest.approx(-1.5)
+    assert result.first_mismatch.actual == pytest.approx(-1.4)
+
+
+def test_one_unit_in_the_fourth_decimal_is_tolerated_two_are_not() -> None:
+    expected = np.array([0.12345], dtype=np.float64)
+    assert compare_arrays("o", np.array([0.12354]), expected).passed  # rounds 0.1235 vs 0.1234
+    assert not compare_arrays("o", np.array([0.12365]), expected).passed
+
+
+def test_expected_infinities_must_be_matched_exactly() -> None:
+    expected = np.array([-np.inf, 1.0])
+    assert compare_arrays("o", np.array([-np.inf, 1.0]), expected).passed
+    assert not compare_arrays("o", np.array([5.0, 1.0]), expected).passed
+
+
+def test_overflowing_values_fail_without_warnings() -> None:
+    assert not compare_arrays("o", np.array([1e308]), np.array([0.0])).passed
+
+
+# Within ±64 a float32 ULP is under 4e-6, so "4 decimals" is meaningful for float32 there;
+# attention outputs are of order 1.
+finite = st.floats(-64, 64, allow_nan=False, width=32)
+
+
+@given(arrays(np.float32, st.integers(1, 40), elements=finite))
+def test_reordering_noise_never_fails_a_correct_answer(values: np.ndarray) -> None:
+    """A correct solution computed in another order differs by a few ULPs: it must pass, even
+    where that flips a value across a rounding boundary of the 4th decimal."""
+    noisy = np.nextafter(np.nextafter(values, np.inf), np.inf)
+    assert agree(noisy, values)
+
+
+@given(arrays(np.float64, st.integers(1, 40), elements=st.floats(-10, 10)), st.integers(0, 39))
+def test_an_error_of_three_units_always_fails(values: np.ndarray, position: int) -> None:
+    wrong = values.copy()
+    wrong[position % values.size] += 3e-4
+    assert not agree(wrong, values)

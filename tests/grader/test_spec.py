@@ -1,0 +1,62 @@
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from grader.catalog import Catalog
+from grader.errors import ExerciseDefinitionError, UnknownExerciseError
+from grader.spec import ExerciseSpec, load_exercise
+
+MINIMAL = {
+    "slug": "tiny",
+    "title": "Tiny",
+    "summary": "Doubles its input.",
+    "kind": "function",
+    "entry_point": "double",
+    "reference": "reference.tiny",
+    "allowed_imports": ["torch"],
+    "tests": [
+        {"name": "a", "seed": 1, "inputs": [{"shape": [2]}]},
+        {"name": "b", "visibility": "hidden", "inputs": [{"shape": [3]}]},
+    ],
+}
+
+
+def test_a_minimal_exercise_validates() -> None:
+    spec = ExerciseSpec.model_validate(MINIMAL)
+    assert spec.max_score == 2.0
+    assert spec.test("b").seed is None
+
+
+@pytest.mark.parametrize(
+    ("change", "complaint"),
+    [
+        ({"slug": "Not A Slug"}, "slug"),
+        ({"tests": [MINIMAL["tests"][0], MINIMAL["tests"][0]]}, "unique"),
+        ({"tests": [{"name": "a", "inputs": [{"shape": [2]}]}] * 2}, "needs a seed"),
+        ({"kind": "function", "weights": "grader"}, "no weights"),
+        ({"unknown_key": 1}, "Extra inputs"),
+    ],
+)
+def test_invalid_exercises_say_what_is_wrong(change: dict[str, object], complaint: str) -> None:
+    with pytest.raises(ValidationError, match=complaint):
+        ExerciseSpec.model_validate(MINIMAL | change)
+
+
+def test_hidden_tests_may_not_carry_a_seed() -> None:
+    hidden = {"name": "h", "visibility": "hidden", "seed": 3, "inputs": [{"shape": [1]}]}
+    with pytest.raises(ValidationError, match="must not carry a seed"):
+        ExerciseSpec.model_validate(MINIMAL | {"tests": [MINIMAL["tests"][0], hidden]})
+
+
+def test_a_broken_folder_names_itself(tmp_path: Path) -> None:
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    (folder / "exercise.toml").write_text("slug = [", encoding="utf-8")
+    with pytest.raises(ExerciseDefinitionError, match="tiny"):
+        load_exercise(folder)
+
+
+def test_unknown_slugs_list_the_known_ones() -> None:
+    with pytest.raises(UnknownExerciseError, match="known: none"):
+        Catalog([]).get("nope")
