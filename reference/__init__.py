@@ -1,0 +1,1 @@
+"""Trusted reference implementations, one module per exercise, with known-wrong variants."""

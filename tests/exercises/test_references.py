@@ -1,0 +1,569 @@
+"""The exercises' folders and their trusted references.
+
+Every exercise folder must validate; every reference must agree with a computation written
+independently of it (the built-in it imitates, another framework, an einsum formulation, the
+seed's own code); every known-wrong variant must change the output of every visible test, so
+that diagnosis can name it. References and variants run through `run_call`, exactly as the
+grader runs them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import zlib
+from collections.abc import Callable, Iterator
+from functools import cache
+from importlib import import_module
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from grader.sandbox.calls import run_call
+from grader.sandbox.job import Call, Job, Policy
+from grader.spec import (
+    CausalMask,
+    Exercise,
+    RandomTensor,
+    SameAs,
+    TestCaseSpec,
+    Visibility,
+    WeightSource,
+    load_exercise,
+)
+from grader.variants import WeightProbe, WrongVariant
+
+EXERCISES_DIR = Path(__file__).resolve().parents[2] / "exercises"
+SLUGS = (
+    "multi-headed-self-attention",
+    "multi-head-attention",
+    "fused-qkv-attention",
+    "torch-multihead-parity",
+    "numpy-multi-head-attention",
+    "scaled-dot-product-attention",
+)
+
+Arrays = tuple[np.ndarray, ...]
+Inputs = tuple[np.ndarray | None, ...]
+Parameters = dict[str, np.ndarray]
+
+
+# --- Building calls as the grader does ----------------------------------------------------
+
+
+@cache
+def exercise(slug: str) -> Exercise:
+    return load_exercise(EXERCISES_DIR / slug)
+
+
+def reference_module(slug: str) -> ModuleType:
+    return import_module(exercise(slug).spec.reference)
+
+
+def seed_of(test: TestCaseSpec) -> int:
+    """The visible test's seed; a fixed stand-in for a hidden test's secret-derived one."""
+    return test.seed if test.seed is not None else zlib.crc32(test.name.encode())
+
+
+def make_inputs(test: TestCaseSpec, seed: int) -> Inputs:
+    generator = torch.Generator().manual_seed(seed)
+    values: list[np.ndarray | None] = []
+    for spec in test.inputs:
+        if isinstance(spec, RandomTensor):
+            draw = torch.randn if spec.dist == "randn" else torch.rand
+            dtype = getattr(torch, spec.dtype)
+            values.append(draw(spec.shape, generator=generator, dtype=dtype).numpy())
+        elif isinstance(spec, CausalMask):
+            mask = np.zeros((spec.causal_mask, spec.causal_mask), dtype=spec.dtype)
+            mask[np.triu_indices(spec.causal_mask, k=1)] = -np.inf
+            values.append(mask)
+        elif isinstance(spec, SameAs):
+            values.append(values[spec.same_as])
+    return tuple(values)
+
+
+def draw_parameters(slug: str, test: TestCaseSpec, seed: int) -> Parameters:
+    """Every parameter of the reference, uniform in ±1/sqrt(last dim), biases non-zero."""
+    spec = exercise(slug).spec
+    if spec.weights is not WeightSource.GRADER:
+        return {}
+    entry = getattr(reference_module(slug), spec.entry_point)
+    with torch.random.fork_rng():
+        module = entry(**test.init)
+    generator = torch.Generator().manual_seed(seed + 1)
+    drawn = {}
+    for name, parameter in module.named_parameters():
+        bound = 1.0 / math.sqrt(parameter.shape[-1])
+        values = torch.rand(parameter.shape, generator=generator) * 2 - 1
+        drawn[name] = (values * bound).numpy()
+    return drawn
+
+
+def run(
+    slug: str,
+    entry: object,
+    test: TestCaseSpec,
+    parameters: Parameters | None = None,
+    *,
+    strict: bool = True,
+) -> Arrays:
+    """Call `entry` on the test as the grader would; return its outputs as arrays."""
+    spec = exercise(slug).spec
+    seed = seed_of(test)
+    call = Call(
+        id=test.name,
+        args=make_inputs(test, seed),
+        init_kwargs=dict(test.init),
+        seed=seed,
+        parameters=draw_parameters(slug, test, seed) if parameters is None else parameters,
+        strict_parameters=strict,
+    )
+    job = Job(
+        source="",
+        entry_point=spec.entry_point,
+        kind=spec.kind.value,
+        framework=spec.framework.value,
+        policy=Policy(allowed_imports=tuple(spec.allowed_imports), forbidden=tuple(spec.forbidden)),
+        calls=(call,),
+        limits=spec.limits.to_limits(),
+        output_count=len(spec.outputs),
+    )
+    outputs = run_call(entry, call, job)
+    arrays = tuple(output.array for output in outputs)
+    assert all(array is not None for array in arrays), outputs
+    return tuple(array for array in arrays if array is not None)
+
+
+@cache
+def reference_outputs(slug: str, test_name: str) -> Arrays:
+    spec = exercise(slug).spec
+    return run(slug, getattr(reference_module(slug), spec.entry_point), spec.test(test_name))
+
+
+@cache
+def variant_outputs(slug: str, code: str, test_name: str) -> Arrays:
+    return run(slug, variant(slug, code).entry, exercise(slug).spec.test(test_name))
+
+
+def variants(slug: str) -> tuple[WrongVariant, ...]:
+    found: tuple[WrongVariant, ...] = getattr(reference_module(slug), "VARIANTS", ())
+    return found
+
+
+def variant(slug: str, code: str) -> WrongVariant:
+    return next(v for v in variants(slug) if v.code == code)
+
+
+def agree(actual: np.ndarray, expected: np.ndarray) -> bool:
+    """The grader's rule: same shape, and within one unit of the 4th decimal once rounded."""
+    if actual.shape != expected.shape:
+        return False
+    difference = np.abs(np.round(actual.astype(np.float64), 4) - np.round(expected, 4))
+    return bool(np.all(difference <= 1e-4 + 1e-9))
+
+
+def all_agree(actual: Arrays, expected: Arrays) -> bool:
+    return len(actual) == len(expected) and all(map(agree, actual, expected))
+
+
+def visible_tests(slug: str) -> list[TestCaseSpec]:
+    return [t for t in exercise(slug).spec.tests if t.visibility is Visibility.VISIBLE]
+
+
+def every_test() -> Iterator[tuple[str, str]]:
+    for slug in SLUGS:
+        for test in exercise(slug).spec.tests:
+            yield slug, test.name
+
+
+# --- The exercise folders ------------------------------------------------------------------
+
+
+def test_the_six_exercises_are_there() -> None:
+    assert set(SLUGS) <= {path.name for path in EXERCISES_DIR.iterdir() if path.is_dir()}
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_exercise_folder_is_valid(slug: str) -> None:
+    spec = exercise(slug).spec
+    assert spec.slug == slug
+    assert callable(getattr(reference_module(slug), spec.entry_point))
+    visibilities = [test.visibility for test in spec.tests]
+    assert visibilities.count(Visibility.VISIBLE) >= 4
+    assert visibilities.count(Visibility.HIDDEN) >= 4
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_starter_compiles_and_defines_the_entry_point(slug: str) -> None:
+    found = exercise(slug)
+    namespace: dict[str, object] = {}
+    exec(compile(found.starter, f"{slug}/starter.py", "exec"), namespace)
+    assert callable(namespace[found.spec.entry_point])
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_tests_span_batch_1_and_context_length_1(slug: str) -> None:
+    first_shapes = [
+        spec.shape
+        for test in exercise(slug).spec.tests
+        for spec in test.inputs[:1]
+        if isinstance(spec, RandomTensor)
+    ]
+    assert any(shape[0] == 1 for shape in first_shapes)
+    assert any(shape[-2] == 1 for shape in first_shapes)
+
+
+# --- Each reference against an independent computation -------------------------------------
+
+
+def _seed_single_head_attention() -> type[nn.Module]:
+    """The seed notebook's `SingleHeadAttention`, verbatim but for its annotations."""
+
+    class SingleHeadAttention(nn.Module):
+        def __init__(self, embedding_dim: int, attention_dim: int) -> None:
+            super().__init__()
+            torch.manual_seed(0)
+            self.key_gen = nn.Linear(embedding_dim, attention_dim, bias=False)
+            self.query_gen = nn.Linear(embedding_dim, attention_dim, bias=False)
+            self.value_gen = nn.Linear(embedding_dim, attention_dim, bias=False)
+
+        def forward(self, embedded: torch.Tensor) -> torch.Tensor:
+            k = self.key_gen(embedded)
+            q = self.query_gen(embedded)
+            v = self.value_gen(embedded)
+
+            scores = q @ torch.transpose(k, 1, 2)
+            context_length, attention_dim = k.shape[1], k.shape[2]
+            scores = scores / (attention_dim**0.5)
+
+            lower_triangular = torch.tril(torch.ones(context_length, context_length))
+            mask = lower_triangular == 0
+            scores = scores.masked_fill(mask, float("-inf"))
+            scores = nn.functional.softmax(scores, dim=2)
+
+            result: torch.Tensor = scores @ v
+            return result
+
+    return SingleHeadAttention
+
+
+def _tensors(inputs: Inputs) -> list[torch.Tensor | None]:
+    return [None if a is None else torch.from_numpy(a).to(torch.float64) for a in inputs]
+
+
+def _params(parameters: Parameters) -> dict[str, torch.Tensor]:
+    return {name: torch.from_numpy(value).to(torch.float64) for name, value in parameters.items()}
+
+
+def _merge_heads(heads: torch.Tensor) -> torch.Tensor:
+    """(B, h, T, d) -> (B, T, h * d), head 0's features first."""
+    merged = torch.einsum("bhtd->bthd", heads)
+    return merged.flatten(start_dim=2)
+
+
+def _oracle_multi_headed_self_attention(
+    test: TestCaseSpec, inputs: Inputs, parameters: Parameters
+) -> Arrays:
+    # The seed's own head, created num_heads times in a row, concatenated, rounded.
+    head_type = _seed_single_head_attention()
+    embedding_dim, attention_dim, num_heads = (
+        int(test.init[name]) for name in ("embedding_dim", "attention_dim", "num_heads")
+    )
+    with torch.random.fork_rng(), torch.no_grad():
+        heads = [head_type(embedding_dim, attention_dim // num_heads) for _ in range(num_heads)]
+        embedded = torch.from_numpy(inputs[0])
+        output = torch.cat([head(embedded) for head in heads], dim=2)
+    return (torch.round(output, decimals=4).numpy(),)
+
+
+def _oracle_multi_head_attention(
+    test: TestCaseSpec, inputs: Inputs, parameters: Parameters
+) -> Arrays:
+    (x,), p = _tensors(inputs), _params(parameters)
+    assert x is not None
+    h = int(test.init["num_heads"])
+
+    def project(name: str) -> torch.Tensor:  # every head at once: (B, h, T, head_dim)
+        weight = torch.stack([p[f"heads.{i}.{name}.weight"] for i in range(h)])  # (h, d, C)
+        bias = torch.stack([p[f"heads.{i}.{name}.bias"] for i in range(h)])  # (h, d)
+        return torch.einsum("btc,hdc->bhtd", x, weight) + bias[:, None, :]
+
+    q, k, v = project("query"), project("key"), project("value")
+    scores = torch.einsum("bhtd,bhsd->bhts", q, k) / math.sqrt(q.shape[-1])
+    attention = scores.softmax(dim=-1)
+    heads = torch.einsum("bhts,bhsd->bhtd", attention, v)
+    output = F.linear(_merge_heads(heads), p["output_proj.weight"], p["output_proj.bias"])
+    return output.numpy(), attention.numpy()
+
+
+def _oracle_fused_qkv_attention(
+    test: TestCaseSpec, inputs: Inputs, parameters: Parameters
+) -> Arrays:
+    x, *rest = _tensors(inputs)
+    assert x is not None
+    mask = rest[0] if rest else None
+    p = _params(parameters)
+    h, d_model = int(test.init["num_heads"]), int(test.init["d_model"])
+    head_dim = d_model // h
+    # qkv_layer's rows, head by head: [q_0, k_0, v_0, q_1, ...], head_dim rows each.
+    weight = p["qkv_layer.weight"].reshape(h, 3, head_dim, -1)  # (h, 3, head_dim, C)
+    bias = p["qkv_layer.bias"].reshape(h, 3, head_dim)  # (h, 3, head_dim)
+    q, k, v = (
+        torch.einsum("btc,hdc->bhtd", x, weight[:, j]) + bias[:, j, None, :] for j in range(3)
+    )
+    heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, h, T, head_dim)
+    output = F.linear(_merge_heads(heads), p["linear_layer.weight"], p["linear_layer.bias"])
+    return (output.numpy(),)
+
+
+def _oracle_torch_multihead_parity(
+    test: TestCaseSpec, inputs: Inputs, parameters: Parameters
+) -> Arrays:
+    builtin = nn.MultiheadAttention(
+        int(test.init["embed_dim"]), int(test.init["num_heads"]), batch_first=True
+    )
+    builtin.load_state_dict({name: torch.from_numpy(v) for name, v in parameters.items()})
+    query, key, value = (torch.from_numpy(a) for a in inputs if a is not None)
+    with torch.no_grad():
+        output, weights = builtin.eval()(query, key, value)
+    return output.numpy(), weights.numpy()
+
+
+def _oracle_numpy_multi_head_attention(
+    test: TestCaseSpec, inputs: Inputs, parameters: Parameters
+) -> Arrays:
+    x, w_q, w_k, w_v, w_o = (t for t in _tensors(inputs) if t is not None)
+    q, k, v = (torch.einsum("btc,hcd->bhtd", x, w) for w in (w_q, w_k, w_v))
+    heads = F.scaled_dot_product_attention(q, k, v)  # (B, H, T, D)
+    return ((_merge_heads(heads) @ w_o).numpy(),)
+
+
+def _oracle_scaled_dot_product_attention(
+    test: TestCaseSpec, inputs: Inputs, parameters: Parameters
+) -> Arrays:
+    q, k, v, *rest = _tensors(inputs)
+    assert q is not None and k is not None and v is not None
+    mask = rest[0] if rest else None
+    values = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    # Attending over the identity matrix returns the attention weights themselves.
+    identity = torch.eye(k.shape[-2], dtype=k.dtype).expand(*k.shape[:-1], k.shape[-2])
+    attention = F.scaled_dot_product_attention(q, k, identity, attn_mask=mask)
+    return values.numpy(), attention.numpy()
+
+
+Oracle = Callable[[TestCaseSpec, Inputs, Parameters], Arrays]
+ORACLES: dict[str, Oracle] = {
+    "multi-headed-self-attention": _oracle_multi_headed_self_attention,
+    "multi-head-attention": _oracle_multi_head_attention,
+    "fused-qkv-attention": _oracle_fused_qkv_attention,
+    "torch-multihead-parity": _oracle_torch_multihead_parity,
+    "numpy-multi-head-attention": _oracle_numpy_multi_head_attention,
+    "scaled-dot-product-attention": _oracle_scaled_dot_product_attention,
+}
+
+
+@pytest.mark.parametrize(("slug", "test_name"), list(every_test()))
+def test_reference_matches_an_independent_computation(slug: str, test_name: str) -> None:
+    test = exercise(slug).spec.test(test_name)
+    seed = seed_of(test)
+    expected = ORACLES[slug](test, make_inputs(test, seed), draw_parameters(slug, test, seed))
+    actual = reference_outputs(slug, test_name)
+    assert len(actual) == len(expected) == len(exercise(slug).spec.outputs)
+    for got, want in zip(actual, expected, strict=True):
+        assert got.shape == want.shape
+        if slug == "multi-headed-self-attention":  # both sides rounded to 4 decimals
+            assert agree(got, want)
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_reference_output_dtype_follows_the_inputs(slug: str) -> None:
+    test = visible_tests(slug)[0]
+    first_input = test.inputs[0]
+    assert isinstance(first_input, RandomTensor)
+    for output in reference_outputs(slug, test.name):
+        assert output.dtype == np.dtype(first_input.dtype)
+
+
+# --- Known-wrong variants ------------------------------------------------------------------
+
+
+def variant_cases() -> Iterator[tuple[str, str, str]]:
+    for slug in SLUGS:
+        for wrong, test in itertools.product(variants(slug), visible_tests(slug)):
+            yield slug, wrong.code, test.name
+
+
+def test_the_seed_exercise_knows_its_common_mistakes() -> None:
+    codes = {v.code for v in variants("multi-headed-self-attention")}
+    assert codes >= {
+        "missing-scaling",
+        "no-causal-mask",
+        "full-size-heads",
+        "concat-along-sequence",
+        "softmax-over-queries",
+        "rounded-to-2-decimals",
+        "rounded-to-3-decimals",
+        "extra-output-projection",
+    }
+    assert {v.code for v in variants("fused-qkv-attention")} >= {"heads-mixed", "missing-scaling"}
+
+
+@pytest.mark.parametrize(("slug", "code", "test_name"), list(variant_cases()))
+def test_variant_changes_every_visible_output(slug: str, code: str, test_name: str) -> None:
+    assert not all_agree(variant_outputs(slug, code, test_name), reference_outputs(slug, test_name))
+
+
+@pytest.mark.parametrize("slug", [slug for slug in SLUGS if variants(slug)])
+def test_variants_are_told_apart_by_the_visible_tests(slug: str) -> None:
+    codes = sorted(v.code for v in variants(slug))
+    assert len(codes) == len(set(codes))
+    for first, second in itertools.combinations(codes, 2):
+        assert any(
+            not all_agree(
+                variant_outputs(slug, first, test.name), variant_outputs(slug, second, test.name)
+            )
+            for test in visible_tests(slug)
+        ), (first, second)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_variant_messages_are_sentences(slug: str) -> None:
+    for wrong in variants(slug):
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", wrong.code)
+        assert wrong.message.startswith("Your ") and wrong.message.endswith(".")
+
+
+# --- The weight probe of the seed exercise --------------------------------------------------
+
+SEED_SLUG = "multi-headed-self-attention"
+
+
+def weight_probe() -> WeightProbe:
+    probe: WeightProbe = reference_module(SEED_SLUG).WEIGHT_PROBE
+    return probe
+
+
+@pytest.mark.parametrize("test_name", [t.name for t in exercise(SEED_SLUG).spec.tests])
+def test_weight_probe_gives_the_head_weights(test_name: str) -> None:
+    init = exercise(SEED_SLUG).spec.test(test_name).init
+    parameters = weight_probe().parameters(dict(init))
+    head_shape = (int(init["attention_dim"]) // int(init["num_heads"]), int(init["embedding_dim"]))
+    assert {name: value.shape for name, value in parameters.items()} == {
+        "key_gen.weight": head_shape,
+        "query_gen.weight": head_shape,
+        "value_gen.weight": head_shape,
+    }
+
+
+def test_weight_probe_leaves_the_global_rng_alone() -> None:
+    torch.manual_seed(1234)
+    expected = torch.rand(3)
+    torch.manual_seed(1234)
+    weight_probe().parameters({"embedding_dim": 4, "attention_dim": 4, "num_heads": 2})
+    assert torch.equal(torch.rand(3), expected)
+
+
+class _QueryFirst(nn.Module):
+    """A student's right math with its own head that creates the query before the key."""
+
+    def __init__(self, embedding_dim: int, attention_dim: int, num_heads: int) -> None:
+        super().__init__()
+        self.heads = nn.ModuleList(
+            self._Head(embedding_dim, attention_dim // num_heads) for _ in range(num_heads)
+        )
+
+    def forward(self, embedded: torch.Tensor) -> torch.Tensor:
+        return torch.round(torch.cat([head(embedded) for head in self.heads], dim=-1), decimals=4)
+
+    class _Head(nn.Module):
+        def __init__(self, embedding_dim: int, head_size: int) -> None:
+            super().__init__()
+            torch.manual_seed(0)
+            self.query_gen = nn.Linear(embedding_dim, head_size, bias=False)
+            self.key_gen = nn.Linear(embedding_dim, head_size, bias=False)
+            self.value_gen = nn.Linear(embedding_dim, head_size, bias=False)
+
+        def forward(self, embedded: torch.Tensor) -> torch.Tensor:
+            q, k = self.query_gen(embedded), self.key_gen(embedded)
+            scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-1])  # (B, T, T)
+            T = scores.shape[-1]
+            scores = scores.masked_fill(torch.ones(T, T).triu(1).bool(), float("-inf"))
+            result: torch.Tensor = scores.softmax(dim=-1) @ self.value_gen(embedded)
+            return result
+
+
+@pytest.mark.parametrize("test_name", [t.name for t in visible_tests(SEED_SLUG)])
+def test_weight_probe_explains_layers_created_in_another_order(test_name: str) -> None:
+    test = exercise(SEED_SLUG).spec.test(test_name)
+    expected = reference_outputs(SEED_SLUG, test_name)
+    assert not all_agree(run(SEED_SLUG, _QueryFirst, test), expected)
+    probe = weight_probe().parameters(dict(test.init))
+    assert all_agree(run(SEED_SLUG, _QueryFirst, test, probe, strict=False), expected)
+
+
+# --- The statements' worked examples -------------------------------------------------------
+
+
+def _shown(values: torch.Tensor) -> str:
+    """The numbers as the statement prints them, to 4 decimals, whitespace collapsed."""
+    return ", ".join(f"{value:.4f}" for value in values.flatten().tolist())
+
+
+def _statement(slug: str) -> str:
+    return re.sub(r"\s+", " ", exercise(slug).statement)
+
+
+def test_worked_example_of_multi_headed_self_attention() -> None:
+    entry = reference_module(SEED_SLUG).MultiHeadedSelfAttention
+    x = torch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 1.0]]])
+    with torch.random.fork_rng(), torch.no_grad():
+        output = entry(embedding_dim=3, attention_dim=4, num_heads=2)(x)
+    assert output.shape == (1, 3, 4)
+    for row in output[0]:
+        assert _shown(row) in _statement(SEED_SLUG)
+
+
+def test_worked_example_of_torch_multihead_parity() -> None:
+    slug = "torch-multihead-parity"
+    with torch.random.fork_rng(), torch.no_grad():
+        torch.manual_seed(0)
+        builtin = nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True)
+        x = torch.rand(1, 4, 8)
+        mine = reference_module(slug).MultiheadAttentionFromScratch(8, 2)
+        mine.load_state_dict(builtin.state_dict())
+        output, weights = mine(x, x, x)
+    for row in (*output[0], *weights[0]):
+        assert _shown(row) in _statement(slug)
+    # The numbers printed in the seed notebook, with the seed's own nn.MultiheadAttention.
+    assert _shown(weights[0, 0]) == "0.2563, 0.2470, 0.2437, 0.2530"
+    assert _shown(output[0, 0, :3]) == "0.0371, -0.0003, 0.0308"
+
+
+def test_worked_example_of_numpy_multi_head_attention() -> None:
+    slug = "numpy-multi-head-attention"
+    x = np.array([[[1.0, 0.0], [0.0, 1.0]]])
+    w = np.array([[[1.0], [0.0]], [[0.0], [1.0]]])
+    output = reference_module(slug).multi_head_attention(x, w, w, w, np.eye(2))
+    sigmoid_1 = math.e / (math.e + 1)
+    np.testing.assert_allclose(output, [[[sigmoid_1, 0.5], [0.5, sigmoid_1]]])
+    assert f"{sigmoid_1:.4f}, 0.5 ], [0.5 , {sigmoid_1:.4f}" in _statement(slug)
+
+
+def test_worked_example_of_scaled_dot_product_attention() -> None:
+    slug = "scaled-dot-product-attention"
+    function = reference_module(slug).scaled_dot_product
+    q = k = torch.tensor([[[1.0, 0.0], [0.0, 1.0]]])
+    v = torch.tensor([[[1.0, 2.0], [3.0, 4.0]]])
+    causal = torch.tensor([[0.0, float("-inf")], [0.0, 0.0]])
+    for mask in (None, causal):
+        values, attention = function(q, k, v, mask)
+        for row in (*attention[0], *values[0]):
+            assert _shown(row) in _statement(slug)
