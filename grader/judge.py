@@ -52,8 +52,16 @@ def judge(plan: ExercisePlan, execution: Execution) -> Report:
 
 def internal_error(plan: ExercisePlan, reason: str) -> Report:
     """The report when the grader itself failed: no test is held against the student."""
+    message = f"not graded: {reason} (a grader fault, not your code)"
     results = [
-        _result(test, TestStatus.ERROR, f"not graded: {reason} (a grader fault, not your code)")
+        TestResult(
+            name=test.spec.name,
+            visibility=test.spec.visibility,
+            status=TestStatus.ERROR,
+            score=0.0,
+            max_score=test.spec.points,
+            message=message,
+        )
         for test in plan.tests
     ]
     report = _report(plan, results)

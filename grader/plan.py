@@ -144,7 +144,7 @@ def _probes(
         changed = perturb(test, inputs, seed, (0,))
         probes.append(_probe(ProbeKind.BATCH_INDEPENDENT, call, args=changed))
     if reference.weight_probe is not None and exercise.spec.kind is EntryKind.MODULE:
-        parameters = reference.weight_probe.parameters(dict(test.init))
+        parameters = reference.probe_parameters(dict(test.init))
         probes.append(
             _probe(ProbeKind.WEIGHTS, call, parameters=parameters, strict_parameters=False)
         )

@@ -44,6 +44,13 @@ class Reference:
     def run(self, call: Call, job: Job) -> tuple[OutputValue, ...]:
         return run_trusted(self.entry, call, job)
 
+    def probe_parameters(self, init: dict[str, Scalar]) -> dict[str, np.ndarray]:
+        """The weight probe's parameters for a test's constructor arguments."""
+        if self.weight_probe is None:
+            return {}
+        with _GLOBAL_RNG:
+            return self.weight_probe.parameters(init)
+
     def draw_parameters(self, init: dict[str, Scalar], seed: int) -> dict[str, np.ndarray]:
         """Seeded values for every parameter of the reference built with `init`, for the grader
         to load into the submission."""

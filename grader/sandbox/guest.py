@@ -30,9 +30,7 @@ class Reporter(Protocol):
     def finished(self, outcome: CallOutcome) -> None: ...
 
 
-def execute(
-    job: Job, reporter: Reporter, on_violation: Callable[[Violation], NoReturn]
-) -> None:
+def execute(job: Job, reporter: Reporter, on_violation: Callable[[Violation], NoReturn]) -> None:
     try:
         code = compile_submission(job.source, job.policy)
     except SubmissionRejected as rejection:

@@ -1,0 +1,155 @@
+"""Judging an Execution into a report, with executions built by hand (no sandbox)."""
+
+import dataclasses
+from functools import cache
+
+import numpy as np
+import pytest
+
+from grader.catalog import Catalog
+from grader.judge import internal_error, judge
+from grader.plan import ExercisePlan, TestPlan, build_plan
+from grader.report import ReportStatus, TestStatus
+from grader.sandbox.job import (
+    CallOutcome,
+    Execution,
+    OutputValue,
+    RaisedError,
+    Termination,
+    Violation,
+)
+from grader.settings import GraderSettings
+
+SLUG = "multi-headed-self-attention"
+
+
+@cache
+def plan() -> ExercisePlan:
+    catalog = Catalog.from_folder(GraderSettings().exercises_dir)
+    return build_plan(catalog.get(SLUG), secret="test-secret")
+
+
+def passing(test: TestPlan) -> CallOutcome:
+    return CallOutcome(test.call.id, outputs=test.expected, stdout="hello\n")
+
+
+def every_call_passing() -> dict[str, CallOutcome]:
+    outcomes = {test.call.id: passing(test) for test in plan().tests}
+    for test in plan().tests:  # probes of a correct submission return the main outputs again
+        for probe in test.probes:
+            outcomes[probe.call.id] = dataclasses.replace(passing(test), call_id=probe.call.id)
+    return outcomes
+
+
+def shifted(test: TestPlan, by: float) -> CallOutcome:
+    expected = test.expected[0]
+    assert expected.array is not None
+    wrong = dataclasses.replace(expected, array=expected.array + np.float32(by))
+    return CallOutcome(test.call.id, outputs=(wrong,), stdout="secret print\n")
+
+
+def test_all_outputs_right_is_a_pass_with_full_score() -> None:
+    report = judge(plan(), Execution(Termination.COMPLETED, every_call_passing()))
+    assert report.status is ReportStatus.PASSED
+    assert report.score == report.max_score == plan().exercise.spec.max_score
+    assert {p.status.value for p in report.properties} == {"passed"}
+
+
+def test_wrong_values_fail_with_the_mismatch_on_visible_tests_only() -> None:
+    outcomes = every_call_passing()
+    for test in plan().tests:
+        outcomes[test.call.id] = shifted(test, 0.01)
+    report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+    assert report.status is ReportStatus.FAILED and report.score == 0
+    visible = [t for t in report.tests if t.visibility.value == "visible"]
+    hidden = [t for t in report.tests if t.visibility.value == "hidden"]
+    assert all(t.first_mismatch is not None and "differs" in t.message for t in visible)
+    assert visible[0].stdout == "secret print\n"
+    for test in hidden:
+        assert test.message == "hidden test: failed"
+        assert test.first_mismatch is None and test.max_abs_error is None
+        assert test.stdout == "" and test.outputs == []
+
+
+def test_a_hidden_error_does_not_echo_the_exception_message() -> None:
+    outcomes = every_call_passing()
+    hidden = next(t for t in plan().tests if not t.visible)
+    leak = RaisedError("ValueError", "input was tensor([[0.1234, ...]])", line=3)
+    outcomes[hidden.call.id] = CallOutcome(hidden.call.id, outputs=None, error=leak)
+    report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+    result = next(t for t in report.tests if t.name == hidden.spec.name)
+    assert result.status is TestStatus.ERROR
+    assert "0.1234" not in report.model_dump_json()
+
+
+def test_a_visible_error_names_type_line_and_message() -> None:
+    outcomes = every_call_passing()
+    first = plan().tests[0]
+    error = RaisedError("TypeError", "empty(): argument 'size' must be tuple of ints", line=12)
+    outcomes[first.call.id] = CallOutcome(first.call.id, outputs=None, error=error)
+    report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+    assert report.tests[0].message == (
+        "raised TypeError at line 12: empty(): argument 'size' must be tuple of ints"
+    )
+
+
+def test_a_timeout_marks_the_interrupted_test_and_the_ones_not_run() -> None:
+    tests = plan().tests
+    outcomes = {tests[0].call.id: passing(tests[0])}
+    execution = Execution(
+        Termination.TIMEOUT, outcomes, interrupted_call=tests[1].call.id, detail="SIGKILL"
+    )
+    report = judge(plan(), execution)
+    assert report.tests[0].status is TestStatus.PASSED
+    assert report.tests[1].status is TestStatus.TIMEOUT
+    assert "time limit" in report.tests[1].message
+    assert report.tests[2].status is TestStatus.TIMEOUT
+    stopped_at = tests[1].call.id
+    assert report.tests[2].message.startswith(f"not run: the run stopped at test {stopped_at!r}")
+
+
+@pytest.mark.parametrize(
+    ("termination", "status"),
+    [
+        (Termination.MEMORY, TestStatus.RESOURCE_LIMIT),
+        (Termination.OUTPUT_LIMIT, TestStatus.RESOURCE_LIMIT),
+        (Termination.CRASHED, TestStatus.ERROR),
+    ],
+)
+def test_abnormal_ends_map_to_test_statuses(termination: Termination, status: TestStatus) -> None:
+    execution = Execution(termination, {}, interrupted_call=plan().tests[0].call.id)
+    report = judge(plan(), execution)
+    assert {t.status for t in report.tests} == {status}
+    assert report.score == 0
+
+
+@pytest.mark.parametrize("termination", [Termination.REJECTED, Termination.VIOLATION])
+def test_refusals_reject_every_test_and_list_the_violations(termination: Termination) -> None:
+    violation = Violation("`torch.load` is not allowed: it runs pickles", line=7)
+    report = judge(plan(), Execution(termination, {}, violations=(violation,)))
+    assert report.status is ReportStatus.REJECTED
+    assert {t.status for t in report.tests} == {TestStatus.REJECTED}
+    assert report.diagnosis[0].line == 7
+    assert "torch.load" in report.message
+
+
+def test_a_wrong_number_of_outputs_says_what_was_returned() -> None:
+    outcomes = every_call_passing()
+    first = plan().tests[0]
+    outcomes[first.call.id] = CallOutcome(first.call.id, outputs=(OutputValue("tuple of 2"),))
+    report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+    assert report.tests[0].message == "`output` should be a torch.Tensor; got tuple of 2"
+
+
+def test_an_internal_error_holds_nothing_against_the_student() -> None:
+    report = internal_error(plan(), "the sandbox could not start")
+    assert report.status is ReportStatus.ERROR
+    assert all("not your code" in t.message for t in report.tests)
+
+
+def test_the_gradescope_form_keeps_scores_and_hides_hidden_tests_until_published() -> None:
+    report = judge(plan(), Execution(Termination.COMPLETED, every_call_passing()))
+    results = report.to_gradescope()
+    assert results["score"] == report.score
+    visibilities = {t["visibility"] for t in results["tests"]}
+    assert visibilities == {"visible", "after_published"}
