@@ -1,0 +1,259 @@
+"""The warm process: torch imported once, then one hardened child forked per job.
+
+`grader.sandbox.process` starts it as a fresh interpreter (`python -I -m grader.sandbox.zygote`)
+with a scrubbed environment and an empty working directory, so it holds no secret, no reference
+and no expected output for a child to find. Commands:
+
+- `serve`: the fork server. Over a SOCK_SEQPACKET control socket it answers `{"spawn": slot}`
+  with `{"spawned": pid, "slot": slot}` plus the supervisor's end of the child's channel (passed
+  as a descriptor, so jobs and results never pass through here), and reports
+  `{"exited": pid, ...}` when it reaps a child. It says `{"ready": layers}` once warm.
+- `single`: the cold path, one job on the channel at fd 3 in this very process (the benchmark's
+  fresh-interpreter baseline).
+- `probe`: print which hardening layers this host allows, as JSON.
+
+A child hardens itself (`hardening.prepare`), waits for its job, applies the job's limits
+(`hardening.confine`), runs it with `guest.execute`, and reports events on its channel. It never
+returns into the loop it was forked from: every path ends in `os._exit`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import json
+import os
+import select
+import selectors
+import shutil
+import signal
+import socket
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import numpy as np
+import torch
+
+from grader.sandbox import guest, hardening
+from grader.sandbox.job import Call, Job, Policy, Violation
+from grader.sandbox.limits import SandboxLimits
+from grader.sandbox.protocol import (
+    MAX_JOB_HEADER,
+    Event,
+    EventReporter,
+    ExitCode,
+    Finished,
+    FrameReader,
+    Rejected,
+    Violated,
+    decode_job,
+    encode_event,
+)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _arguments().parse_args(argv)
+    if args.command == "probe":
+        layers = hardening.probe_layers(hardening.slot_uid(args.uid_base, 0))
+        print(json.dumps([vars(layer) for layer in layers]))
+        return
+    preload = tuple(args.preload.split(","))
+    load_runtime(preload)
+    if args.command == "single":
+        run_child(args.channel_fd, args.scratch, hardening.slot_uid(args.uid_base, args.slot))
+    warm_up(preload)
+    control = socket.socket(fileno=args.control_fd)
+    layers = hardening.probe_layers(hardening.slot_uid(args.uid_base, 0))
+    control.send(json.dumps({"ready": [vars(layer) for layer in layers]}).encode())
+    _ForkServer(control, args.scratch, args.uid_base, preload).serve()
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m grader.sandbox.zygote")
+    parser.add_argument("command", choices=("serve", "single", "probe"))
+    parser.add_argument("--uid-base", type=int, required=True)
+    parser.add_argument("--preload", required=True, help="modules submissions may import, by ,")
+    parser.add_argument("--scratch", help="serve: the parent of the children's scratch dirs")
+    parser.add_argument("--control-fd", type=int)
+    parser.add_argument("--channel-fd", type=int)
+    parser.add_argument("--slot", type=int, default=0)
+    return parser
+
+
+def load_runtime(preload: tuple[str, ...]) -> None:
+    """Import what submissions may import: a child, once confined, can open no file to import
+    anything more."""
+    # One thread, set before any op runs: a fork copies only the calling thread, so a child
+    # forked after OpenMP started its pool would wait forever for workers it does not have; and
+    # the child's seccomp filter refuses new threads anyway. (The supervisor also sets
+    # OMP_NUM_THREADS=1 so that numpy's OpenBLAS starts no pool at import.)
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    for name in preload:
+        importlib.import_module(name)
+
+
+# Attention as students write it, through the policy: the compiler, the guards and their caches,
+# and the ops (Linear, matmul, softmax, masked_fill, tril, cat, round) all run once in the warm
+# process, so that no child pays their lazy initialisation.
+_WARM_UP_SOURCE = """
+import torch
+
+class Attention(torch.nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.proj = torch.nn.Linear(dim, dim, bias=False)
+
+    def forward(self, x):
+        T = x.shape[1]
+        scores = self.proj(x) @ torch.transpose(x, 1, 2) / (x.shape[2] ** 0.5)
+        mask = torch.tril(torch.ones(T, T)) == 0
+        weights = torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
+        print("warm")
+        return torch.round(torch.cat([weights @ x, x], dim=-1), decimals=4)
+"""
+
+
+def warm_up(preload: tuple[str, ...]) -> None:
+    call = Call("warm-up", (np.ones((2, 4, 8), np.float32),), {"dim": 8}, seed=0)
+    # Every preloaded module allowed, so the guards' per-module caches are filled here too.
+    policy = Policy(tuple(dict.fromkeys(("torch", "torch.nn", *preload))))
+    job = Job(_WARM_UP_SOURCE, "Attention", "module", "torch", policy, (call,), SandboxLimits())
+    guest.execute(job, EventReporter(_expect_success), _refuse)
+    # Everything alive now is shared with every child: keep the garbage collector from
+    # touching (and so copying) those pages in each of them.
+    gc.freeze()
+
+
+def _expect_success(event: Event) -> None:
+    if isinstance(event, Rejected) or (isinstance(event, Finished) and event.outcome.error):
+        raise RuntimeError(f"the warm-up submission failed: {event}")
+
+
+def _refuse(violation: Violation) -> NoReturn:
+    raise RuntimeError(f"the warm-up submission broke the policy: {violation}")
+
+
+class _ForkServer:
+    def __init__(
+        self, control: socket.socket, scratch_root: str, uid_base: int, preload: tuple[str, ...]
+    ) -> None:
+        self._control = control
+        self._scratch_root = scratch_root
+        self._uid_base = uid_base
+        self._preload = preload
+        self._selector = selectors.DefaultSelector()
+        self._children: dict[int, str] = {}  # pid -> its scratch dir
+
+    def serve(self) -> None:
+        """Fork and reap until the supervisor hangs up; then take the children down too."""
+        self._selector.register(self._control, selectors.EVENT_READ)
+        try:
+            while self._step():
+                pass
+        except ConnectionError:  # the supervisor went away in the middle of a message
+            pass
+        self._shut_down()
+
+    def _step(self) -> bool:
+        for key, _ in self._selector.select():
+            if key.fileobj is not self._control:
+                self._reap(key.fd, key.data)
+                continue
+            message = self._control.recv(4096)
+            if not message:
+                return False
+            self._spawn(int(json.loads(message)["spawn"]))
+        return True
+
+    def _spawn(self, slot: int) -> None:
+        uid = hardening.slot_uid(self._uid_base, slot)
+        scratch = hardening.make_scratch(self._scratch_root, uid)
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            run_child(theirs.fileno(), scratch, uid, rehearse=lambda: warm_up(self._preload))
+        theirs.close()
+        self._children[pid] = scratch
+        self._selector.register(os.pidfd_open(pid), selectors.EVENT_READ, pid)
+        self._send({"spawned": pid, "slot": slot}, ours.fileno())
+        ours.close()
+
+    def _reap(self, pidfd: int, pid: int) -> None:
+        self._selector.unregister(pidfd)
+        os.close(pidfd)
+        _, status, usage = os.wait4(pid, 0)
+        shutil.rmtree(self._children.pop(pid), ignore_errors=True)
+        self._send({"exited": pid, "status": status, "cpu_s": usage.ru_utime + usage.ru_stime})
+
+    def _send(self, message: dict[str, Any], fd: int | None = None) -> None:
+        data = [json.dumps(message).encode()]
+        socket.send_fds(self._control, data, [] if fd is None else [fd])
+
+    def _shut_down(self) -> None:
+        for pid, scratch in self._children.items():
+            _kill_group(pid)
+            os.waitpid(pid, 0)
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:  # it has not yet made its own group, or is already gone
+        os.kill(pid, signal.SIGKILL)
+
+
+def run_child(
+    channel_fd: int, scratch: str, uid: int | None, rehearse: Callable[[], None] = lambda: None
+) -> NoReturn:
+    """Harden this process, take one job from the channel, run it, report, exit.
+
+    `rehearse` runs while no job is waiting yet: a forked spare runs the warm-up again, so that
+    the copy-on-write faults of touching the warm process's objects happen while it waits, not
+    while the student does (a third of a trivial job's latency). Under load the job is already
+    there and the rehearsal is skipped.
+    """
+    code = 1
+    try:
+        hardening.prepare(channel_fd, scratch, uid)
+        channel = socket.socket(fileno=hardening.CHANNEL_FD)
+        if not select.select([channel], [], [], 0)[0]:
+            rehearse()
+        job = _receive_job(channel)
+        if job is not None:  # None: the supervisor closed a spare it no longer needs
+            hardening.confine(job.limits, scratch)
+            _execute(job, channel)
+        code = 0
+    except MemoryError:  # in our own code, around the calls (inside them it is an outcome)
+        code = ExitCode.MEMORY
+    finally:
+        os._exit(code)
+
+
+def _receive_job(channel: socket.socket) -> Job | None:
+    reader = FrameReader(MAX_JOB_HEADER, budget=1 << 40)
+    while chunk := channel.recv(1 << 20):
+        for frame in reader.feed(chunk):
+            return decode_job(frame)
+    return None
+
+
+def _execute(job: Job, channel: socket.socket) -> None:
+    def send(event: Event) -> None:
+        channel.sendall(encode_event(event))
+
+    def on_violation(violation: Violation) -> NoReturn:
+        # The run ends here, whatever the submission's `except:` clauses would like.
+        try:
+            send(Violated(violation))
+        finally:
+            os._exit(ExitCode.VIOLATION)
+
+    guest.execute(job, EventReporter(send), on_violation)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
