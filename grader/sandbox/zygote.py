@@ -206,21 +206,26 @@ def _kill_group(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+# How long a fresh child waits for a job before it rehearses: a job that was waiting for this
+# child is sent the moment the supervisor hears of it, within a millisecond or two.
+_REHEARSAL_DELAY_S = 0.05
+
+
 def run_child(
     channel_fd: int, scratch: str, uid: int | None, rehearse: Callable[[], None] = lambda: None
 ) -> NoReturn:
     """Harden this process, take one job from the channel, run it, report, exit.
 
-    `rehearse` runs while no job is waiting yet: a forked spare runs the warm-up again, so that
-    the copy-on-write faults of touching the warm process's objects happen while it waits, not
-    while the student does (a third of a trivial job's latency). Under load the job is already
-    there and the rehearsal is skipped.
+    `rehearse` runs if no job comes soon: a forked spare runs the warm-up again, so that the
+    copy-on-write faults of touching the warm process's objects happen while it waits, not while
+    the student does (a third of a trivial job's latency). Under load the job comes at once and
+    the rehearsal, which would only delay it, is skipped.
     """
     code = 1
     try:
         hardening.prepare(channel_fd, scratch, uid)
         channel = socket.socket(fileno=hardening.CHANNEL_FD)
-        if not select.select([channel], [], [], 0)[0]:
+        if not select.select([channel], [], [], _REHEARSAL_DELAY_S)[0]:
             rehearse()
         job = _receive_job(channel)
         if job is not None:  # None: the supervisor closed a spare it no longer needs
