@@ -1,0 +1,55 @@
+"""Wake the requests waiting on a submission (POST ?wait=true) when its grading ends.
+
+Grading in this process calls `notify(id)` the moment a report is stored. A submission graded
+elsewhere (a Celery worker) notifies nobody here, so a waiter also re-reads the database every
+`poll_s`: prompt when local, correct always.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Awaitable, Callable
+
+
+class Completions:
+    def __init__(self, poll_s: float = 0.25) -> None:
+        self.poll_s = poll_s
+        self._waiters: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        self._lock = threading.Lock()
+
+    def notify(self, submission_id: str) -> None:
+        """Thread-safe; called from grading threads."""
+        with self._lock:
+            waiters = self._waiters.pop(submission_id, [])
+        for loop, event in waiters:
+            with contextlib.suppress(RuntimeError):  # that request's loop has closed
+                loop.call_soon_threadsafe(event.set)
+
+    async def wait(
+        self, submission_id: str, timeout_s: float, is_done: Callable[[], Awaitable[bool]]
+    ) -> bool:
+        """Return True once `is_done()` says so, False when `timeout_s` passes first."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            event = asyncio.Event()
+            entry = (asyncio.get_running_loop(), event)
+            with self._lock:  # registered before checking: a notify in between is not missed
+                self._waiters.setdefault(submission_id, []).append(entry)
+            try:
+                if await is_done():
+                    return True
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(event.wait(), min(self.poll_s, remaining))
+            finally:
+                with self._lock:
+                    waiters = self._waiters.get(submission_id, [])
+                    if entry in waiters:
+                        waiters.remove(entry)
+                    if not waiters:
+                        self._waiters.pop(submission_id, None)

@@ -1,0 +1,137 @@
+"""Wire schemas of exercises: what a student may see. Hidden tests contribute only a count."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from grader.spec import CausalMask, Exercise, RandomTensor, SameAs, Visibility
+
+_SLUG = "multi-headed-self-attention"
+
+
+class ExerciseSummary(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "slug": _SLUG,
+                    "title": "Multi-Headed Self-Attention",
+                    "summary": "Run several causal self-attention heads side by side...",
+                    "kind": "module",
+                    "framework": "torch",
+                    "max_score": 10.0,
+                }
+            ]
+        }
+    )
+
+    slug: str
+    title: str
+    summary: str
+    kind: str
+    framework: str
+    max_score: float
+
+    @classmethod
+    def of(cls, exercise: Exercise) -> ExerciseSummary:
+        spec = exercise.spec
+        return cls(
+            slug=spec.slug,
+            title=spec.title,
+            summary=spec.summary,
+            kind=spec.kind.value,
+            framework=spec.framework.value,
+            max_score=spec.max_score,
+        )
+
+
+class InputSignature(BaseModel):
+    """One argument of a visible test: a random tensor's shape, a causal mask, or a repeat."""
+
+    shape: list[int] | None = None
+    dtype: str | None = None
+    dist: str | None = None
+    causal_mask: int | None = None
+    same_as: int | None = None
+
+
+class TestSignature(BaseModel):
+    __test__ = False  # a wire schema, not a pytest test class
+
+    name: str
+    points: float
+    init: dict[str, int | float | bool]
+    inputs: list[InputSignature]
+
+
+class ExercisePublic(ExerciseSummary):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "slug": _SLUG,
+                    "title": "Multi-Headed Self-Attention",
+                    "summary": "Run several causal self-attention heads side by side...",
+                    "kind": "module",
+                    "framework": "torch",
+                    "max_score": 10.0,
+                    "entry_point": "MultiHeadedSelfAttention",
+                    "outputs": ["output"],
+                    "allowed_imports": ["torch", "torch.nn", "math"],
+                    "forbidden": ["torch.nn.MultiheadAttention"],
+                    "statement": "# Multi-Headed Self-Attention\n...",
+                    "starter": "class MultiHeadedSelfAttention(nn.Module):\n    ...\n",
+                    "visible_tests": [
+                        {
+                            "name": "batch 1, 2 heads",
+                            "points": 1.0,
+                            "init": {"embedding_dim": 8, "attention_dim": 8, "num_heads": 2},
+                            "inputs": [{"shape": [1, 4, 8], "dtype": "float32", "dist": "randn"}],
+                        }
+                    ],
+                    "hidden_test_count": 5,
+                }
+            ]
+        }
+    )
+
+    entry_point: str
+    outputs: list[str]
+    allowed_imports: list[str]
+    forbidden: list[str]
+    statement: str
+    starter: str
+    visible_tests: list[TestSignature]
+    hidden_test_count: int
+
+    @classmethod
+    def of(cls, exercise: Exercise) -> ExercisePublic:
+        spec = exercise.spec
+        visible = [test for test in spec.tests if test.visibility is Visibility.VISIBLE]
+        return cls(
+            **ExerciseSummary.of(exercise).model_dump(),
+            entry_point=spec.entry_point,
+            outputs=list(spec.outputs),
+            allowed_imports=list(spec.allowed_imports),
+            forbidden=list(spec.forbidden),
+            statement=exercise.statement,
+            starter=exercise.starter,
+            visible_tests=[
+                TestSignature(
+                    name=test.name,
+                    points=test.points,
+                    init=dict(test.init),
+                    inputs=[_signature(spec_input) for spec_input in test.inputs],
+                )
+                for test in visible
+            ],
+            hidden_test_count=len(spec.tests) - len(visible),
+        )
+
+
+def _signature(spec: RandomTensor | CausalMask | SameAs) -> InputSignature:
+    if isinstance(spec, RandomTensor):
+        return InputSignature(shape=list(spec.shape), dtype=spec.dtype, dist=spec.dist)
+    if isinstance(spec, CausalMask):
+        return InputSignature(causal_mask=spec.causal_mask, dtype=spec.dtype)
+    return InputSignature(same_as=spec.same_as)

@@ -1,0 +1,112 @@
+"""Liveness, readiness and metrics, outside /v1 and without keys (for orchestrators)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
+
+from app.deps import ServicesDep
+from app.dispatch import Check
+from app.metrics import CONTENT_TYPE
+from app.services import Services
+
+router = APIRouter(tags=["health"])
+
+
+class Alive(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"status": "alive"}]})
+
+    status: str
+
+
+class CheckResult(BaseModel):
+    name: str
+    ok: bool
+    detail: str
+
+
+class LayerState(BaseModel):
+    name: str
+    active: bool
+    detail: str
+
+
+class Readiness(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "status": "ready",
+                    "checks": [
+                        {"name": "database", "ok": True, "detail": "sqlite"},
+                        {"name": "sandbox pool", "ok": True, "detail": "warm"},
+                    ],
+                    "sandbox_layers": [
+                        {"name": "seccomp", "active": True, "detail": "no sockets, exec, fork"},
+                        {"name": "network namespace", "active": False, "detail": "needs root"},
+                    ],
+                }
+            ]
+        }
+    )
+
+    status: str  # "ready" | "not_ready"
+    checks: list[CheckResult]
+    sandbox_layers: list[LayerState]
+
+
+@router.get("/healthz", response_model=Alive, summary="The process answers")
+def healthz() -> Alive:
+    return Alive(status="alive")
+
+
+@router.get(
+    "/readyz",
+    response_model=Readiness,
+    summary="Ready to grade: database, broker, warm sandbox pool; which sandbox layers are active",
+    responses={503: {"model": Readiness, "description": "Not ready (see the failing checks)."}},
+)
+async def readyz(services: ServicesDep) -> JSONResponse:
+    readiness = await run_in_threadpool(_readiness, services)
+    return JSONResponse(
+        readiness.model_dump(), status_code=200 if readiness.status == "ready" else 503
+    )
+
+
+def _readiness(services: Services) -> Readiness:
+    checks = [_database_check(services), *services.dispatcher.checks()]
+    try:
+        layers = [
+            LayerState(name=layer.name, active=layer.active, detail=layer.detail)
+            for layer in services.dispatcher.layers()
+        ]
+    except Exception as error:
+        checks.append(Check("sandbox layers", False, f"{type(error).__name__}: {error}"))
+        layers = []
+    ready = all(check.ok for check in checks)
+    return Readiness(
+        status="ready" if ready else "not_ready",
+        checks=[CheckResult(name=c.name, ok=c.ok, detail=c.detail) for c in checks],
+        sandbox_layers=layers,
+    )
+
+
+def _database_check(services: Services) -> Check:
+    try:
+        services.database.ping()
+    except Exception as error:
+        return Check("database", False, f"{type(error).__name__}: {error}"[:300])
+    return Check("database", True, services.database.engine.dialect.name)
+
+
+@router.get(
+    "/metrics",
+    summary="Prometheus metrics",
+    response_class=Response,
+    responses={200: {"content": {CONTENT_TYPE: {"example": "autograder_queue_depth 0.0\n"}}}},
+)
+async def metrics(services: ServicesDep) -> Response:
+    body = await run_in_threadpool(services.metrics.render)
+    return Response(body, media_type=CONTENT_TYPE)

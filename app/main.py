@@ -1,0 +1,80 @@
+"""The FastAPI application: `create_app(settings)` builds it; nothing starts until it is served.
+
+Start-up (the lifespan) migrates the database, starts grading and webhooks and resumes what the
+last run left unfinished; shutdown stops taking work and waits, bounded, for gradings in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, Depends, FastAPI
+
+from app import problems
+from app.deps import authenticate
+from app.exercises.router import router as exercises_router
+from app.health.router import router as health_router
+from app.services import SandboxFactory, build_services, fork_server_sandbox
+from app.settings import AppSettings, get_settings
+from app.submissions.router import router as submissions_router
+from grader.runner import Grader
+
+log = logging.getLogger(__name__)
+
+DESCRIPTION = """Grades deep-learning exercises in a sandbox. Submit a source file for an
+exercise, then poll for the report (or pass `?wait=true`). Errors are RFC 9457 problem documents
+(`application/problem+json`)."""
+
+
+def create_app(
+    settings: AppSettings | None = None,
+    *,
+    sandbox_factory: SandboxFactory = fork_server_sandbox,
+    grader: Grader | None = None,
+) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        services = build_services(settings, sandbox_factory=sandbox_factory, grader=grader)
+        app.state.services = services
+        try:
+            yield
+        finally:
+            services.close()
+
+    app = FastAPI(
+        title="autograder",
+        version="1",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        # Bodies over this are refused (413) before they are buffered. JSON escaping may grow a
+        # source up to 6x (\uXXXX), plus room for the other fields; the source's own limit,
+        # in bytes of UTF-8, is checked after parsing.
+        max_body_size=settings.max_source_bytes * 6 + 64 * 1024,
+    )
+    problems.install(app)
+    v1 = APIRouter(prefix="/v1", dependencies=[Depends(authenticate)])
+    v1.include_router(exercises_router)
+    v1.include_router(submissions_router)
+    app.include_router(v1)
+    app.include_router(health_router)
+    _document_problem_schema(app)
+    return app
+
+
+def _document_problem_schema(app: FastAPI) -> None:
+    original = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = original()
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            components["ProblemDetail"] = problems.ProblemDetail.model_json_schema()
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

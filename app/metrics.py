@@ -1,0 +1,83 @@
+"""Prometheus metrics: submissions by status, grading latency, queue depth, webhook outcomes.
+
+Each app owns its registry (no process-global state, so tests may build several apps). The
+submissions by status are counted in the database when scraped: the database is shared by API
+replicas and workers, so every replica reports the same truth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+from sqlalchemy import func, select
+
+from app.db import Database
+from app.models import Submission, SubmissionStatus
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.grading_seconds = Histogram(
+            "autograder_grading_seconds",
+            "Time from a grading's start to its stored report.",
+            buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+            registry=self.registry,
+        )
+        self.reports = Counter(
+            "autograder_reports_total",
+            "Reports stored, by report status (passed, failed, rejected, error).",
+            ["status"],
+            registry=self.registry,
+        )
+        self.webhooks = Counter(
+            "autograder_webhook_deliveries_total",
+            "Webhook delivery attempts, by outcome.",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.queue_depth = Gauge(
+            "autograder_queue_depth",
+            "Submissions accepted by this process's dispatcher and not yet finished.",
+            registry=self.registry,
+        )
+
+    def track_queue(self, depth: Callable[[], int]) -> None:
+        self.queue_depth.set_function(lambda: float(depth()))
+
+    def track_submissions(self, database: Database) -> None:
+        self.registry.register(_SubmissionsByStatus(database))
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+class _SubmissionsByStatus(Collector):
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    def describe(self) -> list[GaugeMetricFamily]:
+        return [self._family()]
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = self._family()
+        with self._database.session() as session:
+            counts = dict(
+                session.execute(
+                    select(Submission.status, func.count()).group_by(Submission.status)
+                ).all()
+            )
+        for status in SubmissionStatus:
+            family.add_metric([status.value], float(counts.get(status, 0)))
+        yield family
+
+    @staticmethod
+    def _family() -> GaugeMetricFamily:
+        return GaugeMetricFamily(
+            "autograder_submissions", "Stored submissions, by status.", labels=["status"]
+        )

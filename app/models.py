@@ -1,0 +1,158 @@
+"""Storage models (SQLAlchemy 2, typed). Wire schemas live beside each resource's routes.
+
+The schema is owned by the Alembic migrations in `app/migrations`; a test checks that the two
+agree, so a model change without a migration fails.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Enum,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from ulid import ULID
+
+# Named constraints, so migrations can alter them on every backend (SQLite's batch mode needs it).
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    """A ULID: unique, and sorted by creation time, so history pages by id."""
+    return str(ULID())
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp that is always timezone-aware UTC, also on SQLite (which stores it naive)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        return value.astimezone(UTC) if value is not None else None
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value
+
+
+JSONDocument = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class SubmissionStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+
+
+class DeliveryStatus(StrEnum):
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    FAILED = "failed"  # every attempt failed; kept for the operator to see
+
+
+def _enum(enum: type[StrEnum]) -> Enum:
+    # Stored as plain strings (no native PostgreSQL enum type to migrate when a value is added).
+    return Enum(
+        enum,
+        native_enum=False,
+        create_constraint=False,
+        length=16,
+        values_callable=lambda members: [member.value for member in members],
+    )
+
+
+class ApiKey(Base):
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(100))
+    # SHA-256 of the key, hex: the key itself is shown once at creation and never stored.
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # The key's first characters, so an operator can tell keys apart in logs and listings.
+    prefix: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Submission(Base):
+    __tablename__ = "submissions"
+    __table_args__ = (
+        # A retried POST with the same Idempotency-Key (per API key) finds its first submission.
+        UniqueConstraint("idempotency_scope", "idempotency_key"),
+        Index("ix_submissions_student_exercise", "student_id", "exercise", "id"),
+        Index("ix_submissions_exercise_id", "exercise", "id"),
+    )
+
+    id: Mapped[str] = mapped_column(String(26), primary_key=True, default=new_id)
+    exercise: Mapped[str] = mapped_column(String(100))
+    student_id: Mapped[str | None] = mapped_column(String(200))
+    source: Mapped[str] = mapped_column(Text)
+    status: Mapped[SubmissionStatus] = mapped_column(
+        _enum(SubmissionStatus), default=SubmissionStatus.QUEUED, index=True
+    )
+    # The grader's Report as JSON once done (grader.report.Report).
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument)
+    # Grading starts so far; bounded by settings.max_attempts.
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    api_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))
+    # The key's owner (API key id, or "open" when the service runs without keys) and the key.
+    idempotency_scope: Mapped[str | None] = mapped_column(String(64))
+    idempotency_key: Mapped[str | None] = mapped_column(String(255))
+    # SHA-256 of the request that created it: the same key with another body is refused.
+    request_hash: Mapped[str | None] = mapped_column(String(64))
+    callback_url: Mapped[str | None] = mapped_column(String(2048))
+
+
+class WebhookDelivery(Base):
+    """One finished submission's POST to its callback_url, retried until it lands or gives up."""
+
+    __tablename__ = "webhook_deliveries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    submission_id: Mapped[str] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    url: Mapped[str] = mapped_column(String(2048))
+    status: Mapped[DeliveryStatus] = mapped_column(
+        _enum(DeliveryStatus), default=DeliveryStatus.PENDING, index=True
+    )
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_status_code: Mapped[int | None] = mapped_column(Integer)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)

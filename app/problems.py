@@ -1,0 +1,250 @@
+"""Domain errors of the service, and the one place that turns them into RFC 9457 problems.
+
+    Problem                       (any status; `type` names the kind, `title` says it in words)
+    ├── Unauthorized              401  no API key, or one that is not known
+    ├── NotFound                  404
+    │   ├── UnknownExercise
+    │   └── SubmissionNotFound
+    ├── NotFinished               409  results asked of a submission still being graded
+    ├── IdempotencyKeyReused      422  the same Idempotency-Key with another request body
+    ├── PayloadTooLarge           413  source (or body) over the limit
+    ├── RateLimited               429  with Retry-After
+    └── QueueFull                 503  with Retry-After: the work is refused, never dropped
+
+Routes and dependencies raise these; `install(app)` answers every one of them, and FastAPI's
+validation errors, malformed JSON, plain HTTP errors and anything unforeseen, as
+`application/problem+json`. Nothing else in the service catches errors to shape responses.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+MEDIA_TYPE = "application/problem+json"
+_TYPE_PREFIX = "urn:autograder:problem:"
+
+
+class ProblemDetail(BaseModel):
+    """RFC 9457 problem details. `errors` lists the fields at fault in a 422."""
+
+    type: str = Field(examples=[f"{_TYPE_PREFIX}unknown-exercise"])
+    title: str = Field(examples=["Unknown exercise"])
+    status: int = Field(examples=[404])
+    detail: str = Field(examples=["no exercise is called 'attention'"])
+    instance: str = Field(examples=["/v1/exercises/attention"])
+    errors: list[dict[str, Any]] | None = None
+
+
+class Problem(Exception):
+    status: int = 500
+    kind: str = "internal-error"
+    title: str = "Internal error"
+
+    def __init__(self, detail: str, *, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.headers = dict(headers or {})
+
+
+class Unauthorized(Problem):
+    status, kind, title = 401, "unauthorized", "API key required"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+class NotFound(Problem):
+    status, kind, title = 404, "not-found", "Not found"
+
+
+class UnknownExercise(NotFound):
+    kind, title = "unknown-exercise", "Unknown exercise"
+
+
+class SubmissionNotFound(NotFound):
+    kind, title = "unknown-submission", "Unknown submission"
+
+
+class NotFinished(Problem):
+    status, kind, title = 409, "not-finished", "Submission not graded yet"
+
+    def __init__(self, detail: str, retry_after_s: int = 1) -> None:
+        super().__init__(detail, headers={"Retry-After": str(retry_after_s)})
+
+
+class IdempotencyKeyReused(Problem):
+    status, kind, title = 422, "idempotency-key-reused", "Idempotency-Key reused"
+
+
+class PayloadTooLarge(Problem):
+    status, kind, title = 413, "payload-too-large", "Payload too large"
+
+
+class _RetryLater(Problem):
+    def __init__(self, detail: str, retry_after_s: float) -> None:
+        super().__init__(detail, headers={"Retry-After": str(max(1, math.ceil(retry_after_s)))})
+        self.retry_after_s = retry_after_s
+
+
+class RateLimited(_RetryLater):
+    status, kind, title = 429, "rate-limited", "Too many requests"
+
+
+class QueueFull(_RetryLater):
+    status, kind, title = 503, "queue-full", "Grading queue full"
+
+
+def problem_response(
+    request: Request,
+    *,
+    status: int,
+    kind: str | None,
+    title: str,
+    detail: str,
+    headers: Mapping[str, str] | None = None,
+    errors: list[dict[str, Any]] | None = None,
+) -> JSONResponse:
+    body = ProblemDetail(
+        type=f"{_TYPE_PREFIX}{kind}" if kind else "about:blank",
+        title=title,
+        status=status,
+        detail=detail,
+        instance=request.url.path,
+        errors=errors,
+    )
+    return JSONResponse(
+        body.model_dump(exclude_none=True),
+        status_code=status,
+        headers=dict(headers or {}),
+        media_type=MEDIA_TYPE,
+    )
+
+
+async def _on_problem(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, Problem)
+    return problem_response(
+        request,
+        status=error.status,
+        kind=error.kind,
+        title=error.title,
+        detail=error.detail,
+        headers=error.headers,
+    )
+
+
+async def _on_validation(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    errors = [_field_error(item) for item in error.errors()]
+    malformed = any(item["type"] == "json_invalid" for item in errors)
+    return problem_response(
+        request,
+        status=422,
+        kind="malformed-body" if malformed else "invalid-request",
+        title="Malformed JSON" if malformed else "Invalid request",
+        detail="; ".join(f"{_where(item['loc'])}: {item['msg']}" for item in errors[:5]),
+        errors=errors,
+    )
+
+
+def _field_error(item: Mapping[str, Any]) -> dict[str, Any]:
+    # Never echo the input back: it may be a whole submission, and it need not be JSON-safe.
+    return {
+        "loc": [str(part) for part in item.get("loc", ())],
+        "msg": str(item.get("msg", "")),
+        "type": str(item.get("type", "")),
+    }
+
+
+def _where(loc: Sequence[str]) -> str:
+    return ".".join(loc) or "request"
+
+
+async def _on_http(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, StarletteHTTPException)
+    try:
+        title = HTTPStatus(error.status_code).phrase
+    except ValueError:
+        title = "Error"
+    detail = error.detail if isinstance(error.detail, str) else title
+    return problem_response(
+        request,
+        status=error.status_code,
+        kind=None,
+        title=title,
+        detail=detail,
+        headers=error.headers,
+    )
+
+
+async def _on_unexpected(request: Request, error: Exception) -> JSONResponse:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return problem_response(
+        request,
+        status=500,
+        kind="internal-error",
+        title="Internal error",
+        detail="the service failed; the error is logged",
+    )
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(Problem, _on_problem)
+    app.add_exception_handler(RequestValidationError, _on_validation)
+    app.add_exception_handler(StarletteHTTPException, _on_http)
+    app.add_exception_handler(Exception, _on_unexpected)
+
+
+def responses(*problems: type[Problem]) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` for a route that may answer these problems, each with an example."""
+    documented: dict[int | str, dict[str, Any]] = {}
+    kinds: tuple[type[Problem], ...] = (*problems, _Validation)
+    for problem in kinds:
+        example = {
+            "type": f"{_TYPE_PREFIX}{problem.kind}",
+            "title": problem.title,
+            "status": problem.status,
+            "detail": _EXAMPLE_DETAILS.get(problem.kind, problem.title),
+            "instance": "/v1/...",
+        }
+        entry = documented.setdefault(
+            problem.status,
+            {
+                "description": problem.title,
+                "content": {MEDIA_TYPE: {"schema": _schema_ref(), "examples": {}}},
+            },
+        )
+        entry["content"][MEDIA_TYPE]["examples"][problem.kind] = {"value": example}
+    return documented
+
+
+class _Validation(Problem):
+    status, kind, title = 422, "invalid-request", "Invalid request"
+
+
+_EXAMPLE_DETAILS = {
+    "unauthorized": "send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`",
+    "unknown-exercise": "no exercise is called 'attention'",
+    "unknown-submission": "no submission has id '01JD0000000000000000000000'",
+    "not-finished": "submission 01JD0000000000000000000000 is queued",
+    "idempotency-key-reused": "this Idempotency-Key was used with another request body",
+    "payload-too-large": "the source is 300000 bytes; the limit is 262144",
+    "rate-limited": "student 's1' may submit 60 times a minute",
+    "queue-full": "256 submissions are waiting; retry later",
+    "invalid-request": "body.exercise: Field required",
+}
+
+
+def _schema_ref() -> dict[str, str]:
+    return {"$ref": "#/components/schemas/ProblemDetail"}

@@ -1,0 +1,57 @@
+"""Token buckets per API key and per student: a burst up to the per-minute rate, refilled evenly.
+
+Kept in this process's memory. With several API replicas each keeps its own buckets, so the
+effective limit is the rate times the replicas; a shared store (Redis) would make it exact.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# Past this many tracked names, buckets that have refilled completely are forgotten.
+_PRUNE_AT = 10_000
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    updated: float
+
+
+class RateLimiter:
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self._clock = clock
+        self._buckets: dict[str, _Bucket] = {}
+        self._lock = threading.Lock()
+
+    def acquire(self, name: str) -> float | None:
+        """Take one token for `name`: None when allowed, else the seconds until one is free."""
+        if self.per_minute <= 0:
+            return None
+        rate = self.per_minute / 60.0
+        now = self._clock()
+        with self._lock:
+            bucket = self._buckets.get(name)
+            if bucket is None:
+                if len(self._buckets) >= _PRUNE_AT:
+                    self._prune(now, rate)
+                bucket = self._buckets[name] = _Bucket(float(self.per_minute), now)
+            bucket.tokens = min(self.per_minute, bucket.tokens + (now - bucket.updated) * rate)
+            bucket.updated = now
+            if bucket.tokens >= 1.0:
+                bucket.tokens -= 1.0
+                return None
+            return (1.0 - bucket.tokens) / rate
+
+    def _prune(self, now: float, rate: float) -> None:
+        full = [
+            name
+            for name, bucket in self._buckets.items()
+            if bucket.tokens + (now - bucket.updated) * rate >= self.per_minute
+        ]
+        for name in full:
+            del self._buckets[name]

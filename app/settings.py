@@ -1,0 +1,96 @@
+"""The service's settings: the engine's (data dir, exercises, secret, sandbox slots) and its own.
+
+One class read from the environment (prefix AUTOGRADER_), served by a cached getter. Reading the
+settings does no work: no directory is made and no engine is started until something asks.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from functools import lru_cache
+
+from pydantic import Field, SecretStr
+
+from grader.settings import GraderSettings
+
+SQLITE_FILE = "autograder.db"
+
+
+class AppSettings(GraderSettings):
+    # Where submissions, API keys and webhook deliveries are kept. Unset: a SQLite file in the data
+    # dir (the embedded default). Scale-out: postgresql+psycopg://user@host/db.
+    database_url: str | None = None
+    # Unset: the service grades in its own pool of threads over warm sandboxes. redis://...: jobs
+    # go to grading workers (`autograder worker`) through the broker.
+    broker_url: str | None = None
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    # None: keys are required unless the service listens on loopback only. False is refused at
+    # start-up for a non-loopback host: an open grader on a network runs anyone's code.
+    require_api_keys: bool | None = None
+
+    # Larger sources get 413; the request body as a whole may be a little larger (JSON escaping).
+    max_source_bytes: int = Field(default=256 * 1024, ge=1024)
+    # Submissions accepted but not finished, at most; past it POST answers 503 with Retry-After.
+    # Work is refused explicitly, never dropped.
+    queue_capacity: int = Field(default=256, ge=1)
+    # The Retry-After of a 503 when the queue is full, in seconds.
+    queue_retry_after_s: int = Field(default=5, ge=1)
+    # Grading starts of one submission, at most: a submission whose grading was interrupted
+    # (service killed, worker lost) this many times gets an explicit error report instead.
+    max_attempts: int = Field(default=3, ge=1, le=20)
+    # A submission `running` for longer than this may be claimed again (its grader is presumed
+    # dead). Well above any exercise's wall-clock limit, so a live grader is never raced.
+    running_stale_after_s: float = Field(default=600.0, gt=0)
+    # The longest a POST ?wait=true holds the request before answering 202 with the pending state.
+    wait_timeout_s: float = Field(default=60.0, gt=0, le=600)
+    # Seconds the service waits for gradings in flight when it stops; the rest are resumed at the
+    # next start.
+    shutdown_grace_s: float = Field(default=30.0, ge=0)
+
+    # Submissions per minute: per API key (or per client when the service runs open), and per
+    # student. 0 turns a limit off. Kept in each API process's memory.
+    rate_limit_per_key: int = Field(default=600, ge=0)
+    rate_limit_per_student: int = Field(default=60, ge=0)
+
+    # Signs webhook bodies (HMAC-SHA256). Unset: AUTOGRADER_SECRET signs them. Set a separate one
+    # when the receiver is run by someone else: the main secret also seeds the hidden tests.
+    webhook_secret: SecretStr | None = None
+    # Tries per delivery, the first backoff (doubled after each failure, capped) and the timeout.
+    webhook_max_attempts: int = Field(default=6, ge=1, le=20)
+    webhook_backoff_s: float = Field(default=1.0, gt=0)
+    webhook_backoff_max_s: float = Field(default=300.0, gt=0)
+    webhook_timeout_s: float = Field(default=10.0, gt=0)
+
+    log_level: str = "INFO"
+    # One JSON object per line (for log collectors); False: plain text for a terminal.
+    log_json: bool = True
+
+    def sqlalchemy_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / SQLITE_FILE).resolve()}"
+
+    def listens_on_loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:  # a host name other than localhost may resolve anywhere
+            return False
+
+    def api_keys_required(self) -> bool:
+        if self.require_api_keys is None:
+            return not self.listens_on_loopback()
+        return self.require_api_keys
+
+    def webhook_signing_key(self) -> bytes:
+        if self.webhook_secret is not None:
+            return self.webhook_secret.get_secret_value().encode()
+        return self.hidden_test_secret().encode()
+
+
+@lru_cache
+def get_settings() -> AppSettings:
+    return AppSettings()

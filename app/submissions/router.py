@@ -1,0 +1,146 @@
+"""/v1/submissions: submit, poll, history, Gradescope results."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+
+from app.deps import (
+    IdempotencyKeyDep,
+    NewSubmissionDep,
+    PrincipalDep,
+    ServicesDep,
+    SessionDep,
+    SubmissionDep,
+)
+from app.models import SubmissionStatus
+from app.problems import (
+    IdempotencyKeyReused,
+    NotFinished,
+    PayloadTooLarge,
+    QueueFull,
+    RateLimited,
+    SubmissionNotFound,
+    Unauthorized,
+    UnknownExercise,
+    responses,
+)
+from app.submissions import service
+from app.submissions.schemas import (
+    ID_PATTERN,
+    SLUG_PATTERN,
+    TEXT_PATTERN,
+    GradescopeResults,
+    SubmissionAccepted,
+    SubmissionPage,
+    SubmissionPublic,
+    SubmissionSummary,
+)
+from grader.report import Report
+
+router = APIRouter(prefix="/submissions", tags=["submissions"])
+
+
+@router.post(
+    "",
+    status_code=202,
+    response_model=SubmissionAccepted,
+    summary="Submit a source file for grading",
+    responses={
+        200: {
+            "model": SubmissionPublic,
+            "description": "With ?wait=true: the graded submission.",
+        },
+        **responses(
+            Unauthorized,
+            UnknownExercise,
+            PayloadTooLarge,
+            IdempotencyKeyReused,
+            RateLimited,
+            QueueFull,
+        ),
+    },
+)
+async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
+    body: NewSubmissionDep,
+    principal: PrincipalDep,
+    services: ServicesDep,
+    response: Response,
+    idempotency_key: IdempotencyKeyDep = None,
+    wait: Annotated[
+        bool, Query(description="hold the request until graded, and answer 200 with the result")
+    ] = False,
+) -> SubmissionAccepted | JSONResponse:
+    """Stored before the answer: a 202 means the submission will be graded (and graded once,
+    however often a request with the same Idempotency-Key is retried). Poll
+    `GET /v1/submissions/{id}`, or pass `?wait=true`; a wait that outlasts
+    AUTOGRADER_WAIT_TIMEOUT_S answers 202 with the state so far."""
+    accepted = await run_in_threadpool(service.accept, services, principal, body, idempotency_key)
+    submission = accepted.submission
+    location = f"/v1/submissions/{submission.id}"
+    if wait and submission.status is not SubmissionStatus.DONE:
+
+        async def is_done() -> bool:
+            row = await run_in_threadpool(service.load, services, submission.id)
+            return row is None or row.status is SubmissionStatus.DONE
+
+        await services.completions.wait(submission.id, services.settings.wait_timeout_s, is_done)
+        submission = await run_in_threadpool(service.load_or, services, submission)
+    if wait and submission.status is SubmissionStatus.DONE:
+        return JSONResponse(
+            SubmissionPublic.from_row(submission).model_dump(mode="json"),
+            status_code=200,
+            headers={"Location": location},
+        )
+    response.headers["Location"] = location
+    return SubmissionAccepted(id=submission.id, status=submission.status)
+
+
+@router.get(
+    "",
+    response_model=SubmissionPage,
+    summary="A history of submissions, newest first",
+    responses=responses(Unauthorized),
+)
+def list_submissions(
+    session: SessionDep,
+    student_id: Annotated[str | None, Query(max_length=200, pattern=TEXT_PATTERN)] = None,
+    exercise: Annotated[str | None, Query(max_length=100, pattern=SLUG_PATTERN)] = None,
+    cursor: Annotated[
+        str | None, Query(pattern=ID_PATTERN, description="next_cursor of the previous page")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> SubmissionPage:
+    rows, next_cursor = service.history(
+        session, student_id=student_id, exercise=exercise, cursor=cursor, limit=limit
+    )
+    return SubmissionPage(
+        items=[SubmissionSummary.from_row(row) for row in rows], next_cursor=next_cursor
+    )
+
+
+@router.get(
+    "/{submission_id}",
+    response_model=SubmissionPublic,
+    summary="A submission, with its report once graded",
+    responses=responses(Unauthorized, SubmissionNotFound),
+)
+def get_submission(submission: SubmissionDep) -> SubmissionPublic:
+    return SubmissionPublic.from_row(submission)
+
+
+@router.get(
+    "/{submission_id}/results.json",
+    response_model=GradescopeResults,
+    summary="The report as Gradescope's results.json",
+    responses=responses(Unauthorized, SubmissionNotFound, NotFinished),
+)
+def get_gradescope_results(submission: SubmissionDep) -> GradescopeResults:
+    if submission.status is not SubmissionStatus.DONE or submission.report is None:
+        raise NotFinished(f"submission {submission.id} is {submission.status.value}")
+    return GradescopeResults.model_validate(
+        Report.model_validate(submission.report).to_gradescope()
+    )

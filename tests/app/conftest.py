@@ -1,0 +1,162 @@
+"""Fixtures of the service's tests: settings in a temporary data dir, the app over a fake
+sandbox (one warm Grader for the session), and databases on SQLite and on PostgreSQL.
+
+PostgreSQL: each test that asks for it gets a database of its own on the local server
+(127.0.0.1:5432, trust auth), dropped afterwards. Those tests are skipped, saying why, only when
+no server answers there.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_support import ClientFactory, FakeSandbox, SettingsFactory
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine
+
+from app.main import create_app
+from app.settings import AppSettings
+from grader.catalog import Catalog
+from grader.runner import Grader
+from grader.settings import GraderSettings
+
+PG_SERVER = "127.0.0.1:5432"
+PG_USERS = ("postgres", "root")
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return Catalog.from_folder(GraderSettings().exercises_dir)
+
+
+@pytest.fixture(scope="session")
+def _session_sandbox() -> FakeSandbox:
+    return FakeSandbox()
+
+
+@pytest.fixture(scope="session")
+def _session_grader(catalog: Catalog, _session_sandbox: FakeSandbox) -> Grader:
+    grader = Grader(catalog, _session_sandbox, "test-secret")
+    grader.warm()
+    return grader
+
+
+@pytest.fixture
+def sandbox(_session_sandbox: FakeSandbox) -> Iterator[FakeSandbox]:
+    _session_sandbox.reset()
+    yield _session_sandbox
+    _session_sandbox.gate.set()  # release anything a test left waiting
+
+
+@pytest.fixture
+def grader(_session_grader: Grader, sandbox: FakeSandbox) -> Grader:
+    return _session_grader
+
+
+def _admin_engine() -> Engine | None:
+    for user in PG_USERS:
+        engine = create_engine(
+            f"postgresql+psycopg://{user}@{PG_SERVER}/test",
+            isolation_level="AUTOCOMMIT",
+            connect_args={"connect_timeout": 3},
+        )
+        try:
+            with engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+        except Exception:
+            engine.dispose()
+            continue
+        return engine
+    return None
+
+
+@pytest.fixture(scope="session")
+def _pg_admin() -> Iterator[Engine | None]:
+    engine = _admin_engine()
+    yield engine
+    if engine is not None:
+        engine.dispose()
+
+
+@contextmanager
+def _fresh_pg_database(admin: Engine | None) -> Iterator[str]:
+    if admin is None:
+        pytest.skip(f"no PostgreSQL server answers at {PG_SERVER} (users {PG_USERS})")
+    name = f"autograder_test_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield admin.url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture
+def postgres_url(_pg_admin: Engine | None) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for this test."""
+    with _fresh_pg_database(_pg_admin) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def module_postgres_url(_pg_admin: Engine | None) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for this test module."""
+    with _fresh_pg_database(_pg_admin) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each test that takes this runs once on SQLite and once on PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'test.db'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path) -> SettingsFactory:
+    def make(**overrides: Any) -> AppSettings:
+        values: dict[str, Any] = {
+            "data_dir": tmp_path / "var",
+            "secret": "test-secret",
+            "log_json": False,
+            "shutdown_grace_s": 5.0,
+            **overrides,
+        }
+        return AppSettings(**values)
+
+    return make
+
+
+@pytest.fixture
+def settings(make_settings: SettingsFactory) -> AppSettings:
+    return make_settings()
+
+
+@pytest.fixture
+def make_client(grader: Grader) -> Iterator[ClientFactory]:
+    """Start an app with these settings; every client started is stopped after the test."""
+    clients: list[TestClient] = []
+
+    def start(settings: AppSettings) -> TestClient:
+        client = TestClient(create_app(settings, grader=grader))
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield start
+    for client in reversed(clients):
+        client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def client(make_client: ClientFactory, settings: AppSettings) -> TestClient:
+    return make_client(settings)

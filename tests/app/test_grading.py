@@ -1,0 +1,163 @@
+"""The grading job shared by the embedded pool and the workers, on SQLite and PostgreSQL:
+claim once, bounded attempts, first finisher wins, a webhook recorded with the report."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from app_support import CORRECT, SEED, FakeSandbox
+from pydantic import SecretStr
+from sqlalchemy import select, update
+
+from app.db import Database
+from app.grading import (
+    GradingContext,
+    grade_submission,
+    stale_submissions,
+    unfinished_submissions,
+)
+from app.models import Submission, SubmissionStatus, WebhookDelivery, utcnow
+from app.settings import AppSettings
+from grader.runner import Grader
+
+
+class RecordingQueue:
+    def __init__(self) -> None:
+        self.enqueued: list[int] = []
+
+    def enqueue(self, delivery_id: int) -> None:
+        self.enqueued.append(delivery_id)
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    database = Database.from_url(database_url)
+    database.migrate()
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def context(database: Database, grader: Grader, tmp_path: Path) -> GradingContext:
+    settings = AppSettings(data_dir=tmp_path, secret=SecretStr("test-secret"), max_attempts=2)
+    return GradingContext(
+        settings=settings, database=database, grader=grader, webhooks=RecordingQueue()
+    )
+
+
+def store(database: Database, source: str = CORRECT, **fields: object) -> str:
+    with database.session() as session:
+        row = Submission(exercise=SEED, source=source, **fields)
+        session.add(row)
+        session.flush()
+        return row.id
+
+
+def load(database: Database, submission_id: str) -> Submission:
+    with database.session() as session:
+        row = session.get(Submission, submission_id)
+        assert row is not None
+        return row
+
+
+def test_a_queued_submission_is_graded_and_done(context: GradingContext) -> None:
+    submission_id = store(context.database)
+    done: list[str] = []
+    grade_submission(submission_id, context.__class__(**{**vars(context), "on_done": done.append}))
+    row = load(context.database, submission_id)
+    assert row.status is SubmissionStatus.DONE
+    assert row.attempts == 1
+    assert row.report is not None and row.report["status"] == "passed"
+    assert row.started_at is not None and row.finished_at is not None
+    assert done == [submission_id]
+
+
+def test_a_done_submission_is_not_graded_again(
+    context: GradingContext, sandbox: FakeSandbox
+) -> None:
+    submission_id = store(context.database)
+    grade_submission(submission_id, context)
+    grade_submission(submission_id, context)
+    assert len(sandbox.runs) == 1
+    assert load(context.database, submission_id).attempts == 1
+
+
+def test_a_live_running_submission_is_not_taken_but_a_stale_one_is(
+    context: GradingContext, sandbox: FakeSandbox
+) -> None:
+    database = context.database
+    submission_id = store(
+        database, status=SubmissionStatus.RUNNING, attempts=1, started_at=utcnow()
+    )
+    grade_submission(submission_id, context)
+    assert sandbox.runs == []
+    assert stale_submissions(database, context.settings, known=[]) == []
+
+    long_ago = utcnow() - timedelta(seconds=context.settings.running_stale_after_s + 1)
+    with database.session() as session:
+        session.execute(update(Submission).values(started_at=long_ago))
+    assert stale_submissions(database, context.settings, known=[]) == [submission_id]
+    grade_submission(submission_id, context)
+    row = load(database, submission_id)
+    assert row.status is SubmissionStatus.DONE and row.attempts == 2
+
+
+def test_past_max_attempts_the_submission_gets_an_explicit_error_report(
+    context: GradingContext, sandbox: FakeSandbox
+) -> None:
+    submission_id = store(context.database, attempts=context.settings.max_attempts)
+    grade_submission(submission_id, context)
+    row = load(context.database, submission_id)
+    assert sandbox.runs == []
+    assert row.status is SubmissionStatus.DONE
+    assert row.report is not None
+    assert row.report["status"] == "error"
+    assert "interrupted 2 times" in row.report["message"]
+    assert all(test["status"] == "error" for test in row.report["tests"])
+
+
+def test_two_graders_racing_for_one_submission_grade_it_once(
+    context: GradingContext, sandbox: FakeSandbox
+) -> None:
+    submission_id = store(context.database, callback_url="http://127.0.0.1:9/hook")
+    barrier = threading.Barrier(4)
+
+    def race() -> None:
+        barrier.wait()
+        grade_submission(submission_id, context)
+
+    threads = [threading.Thread(target=race) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(sandbox.runs) == 1
+    with context.database.session() as session:
+        deliveries = session.scalars(select(WebhookDelivery)).all()
+    assert len(deliveries) == 1
+    assert isinstance(context.webhooks, RecordingQueue)
+    assert context.webhooks.enqueued == [deliveries[0].id]
+
+
+def test_a_callback_url_records_a_delivery_with_the_report(context: GradingContext) -> None:
+    submission_id = store(context.database, callback_url="http://127.0.0.1:9/hook")
+    grade_submission(submission_id, context)
+    with context.database.session() as session:
+        delivery = session.scalars(select(WebhookDelivery)).one()
+    assert delivery.submission_id == submission_id
+    assert delivery.url == "http://127.0.0.1:9/hook"
+    assert delivery.status.value == "pending"
+
+
+def test_unfinished_submissions_after_a_crash_go_back_to_queued(context: GradingContext) -> None:
+    database = context.database
+    running = store(database, status=SubmissionStatus.RUNNING, attempts=1, started_at=utcnow())
+    queued = store(database)
+    store(database, status=SubmissionStatus.DONE)
+    assert unfinished_submissions(database, reset_running=True) == sorted([running, queued])
+    row = load(database, running)
+    assert row.status is SubmissionStatus.QUEUED and row.attempts == 1
