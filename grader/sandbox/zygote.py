@@ -34,7 +34,6 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 import numpy as np
-import torch
 
 from grader.sandbox import guest, hardening
 from grader.sandbox.job import Call, Job, Policy, Violation
@@ -51,6 +50,7 @@ from grader.sandbox.protocol import (
     decode_job,
     encode_event,
 )
+from grader.sandbox.runtime import configure_torch
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -85,12 +85,7 @@ def _arguments() -> argparse.ArgumentParser:
 def load_runtime(preload: tuple[str, ...]) -> None:
     """Import what submissions may import: a child, once confined, can open no file to import
     anything more."""
-    # One thread, set before any op runs: a fork copies only the calling thread, so a child
-    # forked after OpenMP started its pool would wait forever for workers it does not have; and
-    # the child's seccomp filter refuses new threads anyway. (The supervisor also sets
-    # OMP_NUM_THREADS=1 so that numpy's OpenBLAS starts no pool at import.)
-    torch.set_num_threads(1)
-    torch.set_num_interop_threads(1)
+    configure_torch()
     for name in preload:
         importlib.import_module(name)
 

@@ -1,0 +1,132 @@
+"""`autograder`: grade a file, list the exercises, say which sandbox layers this host allows.
+
+Exit codes of `grade`: 0 when every test passes, 1 when any fails or the submission is refused,
+2 on a usage error (unknown exercise, unreadable file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TypeAlias
+
+from grader.catalog import Catalog
+from grader.errors import UnknownExerciseError
+from grader.render import render_text
+from grader.report import ReportStatus
+from grader.runner import Grader
+from grader.sandbox.process import ForkServerSandbox
+from grader.settings import GraderSettings, get_settings
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+MAX_SOURCE_BYTES = 256 * 1024
+
+
+# The subcommands action of the parser, so a front end can add its own commands to the engine's.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
+    """Run one command. `parser` is `build_parser()`'s, extended by a front end (`app.cli` adds
+    `serve`, `keys`, ...); every command's handler takes (args, settings) and returns the exit
+    code."""
+    args = (parser or build_parser()[0]).parse_args(argv)
+    settings = get_settings()
+    try:
+        code: int = args.handler(args, settings)
+    except UnknownExerciseError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return code
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, Commands]:
+    """The engine's commands (grade, exercises, doctor), and the action to add more to."""
+    parser = argparse.ArgumentParser(prog="autograder", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    grade = commands.add_parser("grade", help="grade a submission file against an exercise")
+    grade.add_argument("slug", metavar="SLUG", help="the exercise (see `autograder exercises`)")
+    grade.add_argument("file", metavar="FILE", type=Path, help="the submission's Python source")
+    grade.add_argument("--json", action="store_true", help="print the report as JSON")
+    grade.set_defaults(handler=_grade)
+
+    exercises = commands.add_parser("exercises", help="list the exercises")
+    exercises.add_argument("--json", action="store_true", help="print the catalog as JSON")
+    exercises.set_defaults(handler=_exercises)
+
+    doctor = commands.add_parser("doctor", help="show which sandbox layers this host allows")
+    doctor.set_defaults(handler=_doctor)
+    return parser, commands
+
+
+def _grade(args: argparse.Namespace, settings: GraderSettings) -> int:
+    source = _read_source(args.file)
+    if source is None:
+        return EXIT_USAGE
+    catalog = Catalog.from_folder(settings.exercises_dir)
+    catalog.get(args.slug)  # an unknown slug is a usage error before any process starts
+    sandbox = ForkServerSandbox(slots=1)
+    try:
+        report = Grader(catalog, sandbox, settings.hidden_test_secret()).grade(args.slug, source)
+    finally:
+        sandbox.close()
+    print(report.model_dump_json(indent=2) if args.json else render_text(report), end="\n")
+    return EXIT_OK if report.status is ReportStatus.PASSED else EXIT_FAILED
+
+
+def _read_source(path: Path) -> str | None:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        print(f"autograder: cannot read {path}: {error.strerror}", file=sys.stderr)
+        return None
+    if len(data) > MAX_SOURCE_BYTES:
+        print(f"autograder: {path} is over {MAX_SOURCE_BYTES // 1024} KiB", file=sys.stderr)
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        print(f"autograder: {path} is not UTF-8 text", file=sys.stderr)
+        return None
+
+
+def _exercises(args: argparse.Namespace, settings: GraderSettings) -> int:
+    catalog = Catalog.from_folder(settings.exercises_dir)
+    rows = [
+        {
+            "slug": exercise.spec.slug,
+            "title": exercise.spec.title,
+            "summary": exercise.spec.summary,
+            "tests": len(exercise.spec.tests),
+            "max_score": exercise.spec.max_score,
+        }
+        for exercise in catalog
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        width = max((len(exercise.spec.slug) for exercise in catalog), default=0)
+        for exercise in catalog:
+            print(f"{exercise.spec.slug:<{width}}  {exercise.spec.title}")
+    return EXIT_OK
+
+
+def _doctor(args: argparse.Namespace, settings: GraderSettings) -> int:
+    catalog = Catalog.from_folder(settings.exercises_dir)
+    print(f"exercises: {len(catalog.slugs())} valid in {settings.exercises_dir}")
+    sandbox = ForkServerSandbox(slots=1)
+    try:
+        for layer in sandbox.layers():
+            state = "active  " if layer.active else "INACTIVE"
+            print(f"  {state}  {layer.name}: {layer.detail}")
+    finally:
+        sandbox.close()
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
