@@ -65,10 +65,10 @@ def test_wrong_values_fail_with_the_mismatch_on_visible_tests_only() -> None:
     hidden = [t for t in report.tests if t.visibility.value == "hidden"]
     assert all(t.first_mismatch is not None and "differs" in t.message for t in visible)
     assert visible[0].stdout == "secret print\n"
-    for test in hidden:
-        assert test.message == "hidden test: failed"
-        assert test.first_mismatch is None and test.max_abs_error is None
-        assert test.stdout == "" and test.outputs == []
+    for result in hidden:
+        assert result.message == "hidden test: failed"
+        assert result.first_mismatch is None and result.max_abs_error is None
+        assert result.stdout == "" and result.outputs == []
 
 
 def test_a_hidden_error_does_not_echo_the_exception_message() -> None:
