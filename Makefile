@@ -1,0 +1,38 @@
+# The few commands a newcomer needs. Everything installs into .venv; nothing global.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: install test lint typecheck pytest bench grade-example clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+## The whole suite: lint, types, tests (what CI runs).
+test: lint typecheck pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	$(BIN)/mypy
+
+pytest: install
+	$(BIN)/pytest
+
+## Latency of exercise 1 through the sandbox, against in-process and fresh-interpreter graders.
+bench: install
+	$(BIN)/python bench/grading_latency.py
+
+## Grade the example solution of the seed exercise.
+grade-example: install
+	$(BIN)/autograder grade multi-headed-self-attention tests/submissions/multi-headed-self-attention/correct.py
+
+clean:
+	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache

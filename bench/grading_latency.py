@@ -1,0 +1,90 @@
+"""Per-submission grading latency of exercise 1 (all its tests), three ways, in one run.
+
+- in-process: the same engine with no isolation at all (the floor: the work itself);
+- warm fork: the product's sandbox, a fresh process per submission forked from a warm one;
+- fresh interpreter: a new Python per submission that imports torch (what most graders do).
+
+Prints the medians and the ratios the issue sets as targets: the warm fork within 2x of the
+in-process work, and at least 10x faster than a fresh interpreter.
+
+    python bench/grading_latency.py [--runs N] [--fresh-runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+from grader.catalog import Catalog
+from grader.report import ReportStatus
+from grader.runner import Grader
+from grader.sandbox.inprocess import InProcessSandbox
+from grader.sandbox.interface import Sandbox
+from grader.sandbox.process import ForkServerSandbox, FreshInterpreterSandbox
+from grader.sandbox.runtime import configure_torch
+from grader.settings import GraderSettings
+
+SLUG = "multi-headed-self-attention"
+ROOT = Path(__file__).resolve().parent.parent
+SUBMISSION = ROOT / "tests" / "submissions" / SLUG / "correct.py"
+
+
+def measure(grader: Grader, source: str, runs: int) -> list[float]:
+    """Seconds per grading, after one untimed run that warms caches and processes."""
+    _grade_checked(grader, source)
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        _grade_checked(grader, source)
+        timings.append(time.perf_counter() - started)
+    return timings
+
+
+def _grade_checked(grader: Grader, source: str) -> None:
+    report = grader.grade(SLUG, source)
+    if report.status is not ReportStatus.PASSED:
+        raise SystemExit(f"the benchmark's submission did not pass: {report.message}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--fresh-runs", type=int, default=5)
+    args = parser.parse_args()
+    # The floor does the same work the same way as the sandboxed children: torch set up as in
+    # the warm process (one thread; without it OpenMP spin-waits dominate on a busy machine).
+    configure_torch()
+
+    settings = GraderSettings()
+    catalog = Catalog.from_folder(settings.exercises_dir)
+    source = SUBMISSION.read_text(encoding="utf-8")
+    sandboxes: list[tuple[str, Sandbox, int]] = [
+        ("in-process", InProcessSandbox(), args.runs),
+        ("warm fork", ForkServerSandbox(slots=1), args.runs),
+        ("fresh interpreter", FreshInterpreterSandbox(), args.fresh_runs),
+    ]
+    medians = {}
+    try:
+        for name, sandbox, runs in sandboxes:
+            grader = Grader(catalog, sandbox, secret="benchmark")
+            grader.warm()  # reference outputs are computed once, before any timing
+            timings = measure(grader, source, runs)
+            medians[name] = statistics.median(timings)
+            print(
+                f"{name:>17}: median {medians[name] * 1000:8.1f} ms  "
+                f"(min {min(timings) * 1000:.1f}, max {max(timings) * 1000:.1f}, n={runs})"
+            )
+    finally:
+        for _, sandbox, _ in sandboxes:
+            sandbox.close()
+
+    overhead = medians["warm fork"] / medians["in-process"]
+    speedup = medians["fresh interpreter"] / medians["warm fork"]
+    print(f"warm fork / in-process        = {overhead:6.2f}x  (target <= 2)")
+    print(f"fresh interpreter / warm fork = {speedup:6.1f}x  (target >= 10)")
+
+
+if __name__ == "__main__":
+    main()
