@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test lint typecheck pytest bench grade-example clean
+.PHONY: install serve test lint typecheck pytest bench grade-example clean
 
 install: $(VENV)/.installed
 
@@ -12,6 +12,10 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
+
+## The service on its embedded defaults: SQLite in ./var, grading in its own sandbox pool.
+serve: install
+	$(BIN)/autograder serve
 
 ## The whole suite: lint, types, tests (what CI runs).
 test: lint typecheck pytest
