@@ -166,34 +166,30 @@ def _result(
     outcome: CallOutcome | None = None,
     comparisons: list[Comparison] | None = None,
 ) -> TestResult:
-    score = test.spec.points if status is TestStatus.PASSED else 0.0
-    duration_ms = outcome.duration_s * 1000 if outcome else None
-    if not test.visible:
-        hidden = "passed" if status is TestStatus.PASSED else f"hidden test: {status.value}"
-        return TestResult(
-            name=test.spec.name,
-            visibility=test.spec.visibility,
-            status=status,
-            score=score,
-            max_score=test.spec.points,
-            message=hidden,
-            duration_ms=duration_ms,
-        )
-    checks = comparisons or []
-    headline = next((c for c in checks if not c.passed), checks[0] if checks else None)
-    return TestResult(
+    """What a hidden test shows (its status), plus the details when the test is visible."""
+    result = TestResult(
         name=test.spec.name,
         visibility=test.spec.visibility,
         status=status,
-        score=score,
+        score=test.spec.points if status is TestStatus.PASSED else 0.0,
         max_score=test.spec.points,
-        message=message,
-        max_abs_error=headline.max_abs_error if headline else None,
-        mismatch_count=headline.mismatch_count if headline else None,
-        first_mismatch=_mismatch(headline),
-        outputs=[_output_check(n, c) for n, c in zip(test.output_names, checks, strict=False)],
-        stdout=outcome.stdout if outcome else "",
-        duration_ms=duration_ms,
+        message="passed" if status is TestStatus.PASSED else f"hidden test: {status.value}",
+        duration_ms=outcome.duration_s * 1000 if outcome else None,
+    )
+    if not test.visible:
+        return result
+    checks = comparisons or []
+    headline = next((c for c in checks if not c.passed), checks[0] if checks else None)
+    pairs = zip(test.output_names, checks, strict=False)
+    return result.model_copy(
+        update={
+            "message": message,
+            "max_abs_error": headline.max_abs_error if headline else None,
+            "mismatch_count": headline.mismatch_count if headline else None,
+            "first_mismatch": _mismatch(headline),
+            "outputs": [_output_check(name, comparison) for name, comparison in pairs],
+            "stdout": outcome.stdout if outcome else "",
+        }
     )
 
 
