@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install serve test lint typecheck pytest bench grade-example clean
+.PHONY: install serve test lint typecheck pytest bench bench-http bench-load grade-example clean
 
 install: $(VENV)/.installed
 
@@ -33,6 +33,14 @@ pytest: install
 ## Latency of exercise 1 through the sandbox, against in-process and fresh-interpreter graders.
 bench: install
 	$(BIN)/python bench/grading_latency.py
+
+## Sync grading over HTTP (`autograder serve`) against a fresh `import torch` and in-process work.
+bench-http: install
+	$(BIN)/python bench/http_latency.py
+
+## 500 submissions at concurrency 32: embedded, then 2 workers on the local Redis and PostgreSQL.
+bench-load: install
+	$(BIN)/python bench/load.py --mode both
 
 ## Grade the example solution of the seed exercise.
 grade-example: install

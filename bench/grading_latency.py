@@ -14,38 +14,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
-from pathlib import Path
+
+from _common import CORRECT, SECRET, measure
 
 from grader.catalog import Catalog
-from grader.report import ReportStatus
 from grader.runner import Grader
 from grader.sandbox.inprocess import InProcessSandbox
 from grader.sandbox.interface import Sandbox
 from grader.sandbox.process import ForkServerSandbox, FreshInterpreterSandbox
 from grader.sandbox.runtime import configure_torch
 from grader.settings import GraderSettings
-
-SLUG = "multi-headed-self-attention"
-ROOT = Path(__file__).resolve().parent.parent
-SUBMISSION = ROOT / "tests" / "submissions" / SLUG / "correct.py"
-
-
-def measure(grader: Grader, source: str, runs: int) -> list[float]:
-    """Seconds per grading, after one untimed run that warms caches and processes."""
-    _grade_checked(grader, source)
-    timings = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        _grade_checked(grader, source)
-        timings.append(time.perf_counter() - started)
-    return timings
-
-
-def _grade_checked(grader: Grader, source: str) -> None:
-    report = grader.grade(SLUG, source)
-    if report.status is not ReportStatus.PASSED:
-        raise SystemExit(f"the benchmark's submission did not pass: {report.message}")
 
 
 def main() -> None:
@@ -59,7 +37,7 @@ def main() -> None:
 
     settings = GraderSettings()
     catalog = Catalog.from_folder(settings.exercises_dir)
-    source = SUBMISSION.read_text(encoding="utf-8")
+    source = CORRECT.read_text(encoding="utf-8")
     sandboxes: list[tuple[str, Sandbox, int]] = [
         ("in-process", InProcessSandbox(), args.runs),
         ("warm fork", ForkServerSandbox(slots=1), args.runs),
@@ -68,7 +46,7 @@ def main() -> None:
     medians = {}
     try:
         for name, sandbox, runs in sandboxes:
-            grader = Grader(catalog, sandbox, secret="benchmark")
+            grader = Grader(catalog, sandbox, secret=SECRET)
             grader.warm()  # reference outputs are computed once, before any timing
             timings = measure(grader, source, runs)
             medians[name] = statistics.median(timings)

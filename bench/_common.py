@@ -1,0 +1,340 @@
+"""What the benchmarks share: the seed exercise's submissions, the in-process floor, the
+fresh-interpreter floor, real service processes on loopback, and their CPU and memory from /proc.
+
+Every number a benchmark prints is compared against a baseline measured in the same run, so a
+busy machine slows both sides alike; nothing here asserts on absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from grader.catalog import Catalog
+from grader.report import ReportStatus
+from grader.runner import Grader
+from grader.sandbox.inprocess import InProcessSandbox
+from grader.sandbox.runtime import configure_torch
+from grader.settings import GraderSettings
+
+SLUG = "multi-headed-self-attention"
+ROOT = Path(__file__).resolve().parent.parent
+SUBMISSIONS = ROOT / "tests" / "submissions" / SLUG
+CORRECT = SUBMISSIONS / "correct.py"
+# The server and the in-process floor grade with the same secret, hence the same hidden inputs.
+SECRET = "benchmark"
+
+
+# --- numbers ------------------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100), interpolated between the closest ranks."""
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[round(q) - 1]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+def ratio_line(name: str, value: float, target: str | None = None) -> str:
+    return f"{name:<40} = {value:7.3f}x" + (f"  (target {target})" if target else "")
+
+
+# --- the floors ---------------------------------------------------------------------------------
+
+
+def measure(grader: Grader, source: str, runs: int) -> list[float]:
+    """Seconds per grading, after one untimed run that warms caches and processes."""
+    grade_checked(grader, source)
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        grade_checked(grader, source)
+        timings.append(time.perf_counter() - started)
+    return timings
+
+
+def grade_checked(grader: Grader, source: str) -> None:
+    report = grader.grade(SLUG, source)
+    if report.status is not ReportStatus.PASSED:
+        raise SystemExit(f"the benchmark's submission did not pass: {report.message}")
+
+
+@contextmanager
+def in_process_grader() -> Iterator[Grader]:
+    """The engine with no isolation at all: the floor of any grader, the work itself."""
+    # The floor does the same work the same way as the sandboxed children: torch set up as in
+    # the warm process (one thread; without it OpenMP spin-waits dominate on a busy machine).
+    configure_torch()
+    sandbox = InProcessSandbox()
+    try:
+        grader = Grader(Catalog.from_folder(GraderSettings().exercises_dir), sandbox, secret=SECRET)
+        grader.warm()  # reference outputs are computed once, before any timing
+        yield grader
+    finally:
+        sandbox.close()
+
+
+def fresh_torch_import(runs: int) -> list[float]:
+    """Seconds for a new interpreter to start and import torch: what a grader that starts one
+    per submission pays before it grades anything."""
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import torch"], check=True)
+        timings.append(time.perf_counter() - started)
+    return timings
+
+
+# --- service processes --------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def autograder_argv(*args: str) -> list[str]:
+    """The `autograder` console script of this interpreter's environment."""
+    script = Path(sys.executable).with_name("autograder")
+    return [str(script), *args] if script.exists() else [sys.executable, "-m", "app.cli", *args]
+
+
+def service_env(data_dir: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The embedded defaults, in a data dir of the benchmark's own, whatever the caller's shell
+    sets: settings come from `extra` only."""
+    inherited = {
+        name: value for name, value in os.environ.items() if not name.startswith("AUTOGRADER_")
+    }
+    return {
+        **inherited,
+        "AUTOGRADER_DATA_DIR": str(data_dir),
+        "AUTOGRADER_SECRET": SECRET,
+        "AUTOGRADER_LOG_JSON": "true",
+        # One client stands in for a whole class here; the limits would measure themselves.
+        "AUTOGRADER_RATE_LIMIT_PER_KEY": "0",
+        "AUTOGRADER_RATE_LIMIT_PER_STUDENT": "0",
+        **(extra or {}),
+    }
+
+
+@dataclass
+class Processes:
+    """Processes this benchmark started, each in its own process group, logging to files."""
+
+    log_dir: Path
+    started: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def start(self, name: str, argv: list[str], env: Mapping[str, str]) -> None:
+        log = (self.log_dir / f"{name}.log").open("wb")
+        with log:
+            process = subprocess.Popen(
+                argv,
+                env=dict(env),
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        self.started.append(process)
+
+    def check_alive(self) -> None:
+        for process in self.started:
+            if process.poll() is not None:
+                raise SystemExit(
+                    f"{process.args!r} exited with {process.returncode}:\n{self.logs()}"
+                )
+
+    def logs(self, tail: int = 4000) -> str:
+        return "\n".join(
+            f"--- {path.name}\n{path.read_text(errors='replace')[-tail:]}"
+            for path in sorted(self.log_dir.glob("*.log"))
+        )
+
+    def pids(self) -> list[int]:
+        """Every process of their trees: sandbox processes live in sessions of their own, so
+        they are found by parentage, not by process group."""
+        return process_tree([process.pid for process in self.started])
+
+    def stop(self, grace_s: float = 15.0) -> None:
+        survivors = self.pids()
+        for process in self.started:
+            _signal_group(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        for process in self.started:
+            try:
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _signal_group(process.pid, signal.SIGKILL)
+                process.wait()
+        for pid in survivors:  # orphans of a tree that did not take its own down
+            if pid not in {process.pid for process in self.started}:
+                _kill(pid)
+
+
+def _signal_group(pid: int, signum: signal.Signals) -> None:
+    with suppress(ProcessLookupError):
+        os.killpg(pid, signum)
+
+
+def _kill(pid: int) -> None:
+    with suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+@contextmanager
+def processes() -> Iterator[Processes]:
+    """Processes torn down on the way out, whatever happens, in a temporary directory that
+    also serves as their data dir."""
+    with ExitStack() as stack:
+        log_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="autograder-bench-")))
+        started = Processes(log_dir)
+        stack.callback(started.stop)
+        yield started
+
+
+def add_service_env_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--service-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for the service's processes, e.g. AUTOGRADER_QUEUE_CAPACITY=8 (repeatable)",
+    )
+
+
+def service_env_option(values: Sequence[str]) -> dict[str, str]:
+    settings = dict(value.partition("=")[::2] for value in values)
+    if malformed := [name for name in settings if not name.startswith("AUTOGRADER_")]:
+        raise SystemExit(f"--service-env takes AUTOGRADER_NAME=VALUE, not {malformed}")
+    return settings
+
+
+def start_server(started: Processes, extra_env: Mapping[str, str] | None = None) -> str:
+    """`autograder serve` on a free loopback port (embedded defaults unless `extra_env` says
+    otherwise); its base URL."""
+    port = free_port()
+    start_autograder(started, "serve", ["serve", "--port", str(port)], extra_env)
+    return f"http://127.0.0.1:{port}"
+
+
+def start_autograder(
+    started: Processes, name: str, args: Sequence[str], extra_env: Mapping[str, str] | None
+) -> None:
+    started.start(name, autograder_argv(*args), service_env(started.log_dir, extra_env))
+
+
+Readiness = dict[str, Any]  # /readyz's body
+
+
+def wait_ready(
+    started: Processes,
+    base_url: str,
+    also: Callable[[Readiness], bool] = lambda readiness: True,
+    timeout_s: float = 180.0,
+) -> None:
+    """Until /readyz says ready (database, broker, sandbox pool warm) and `also` holds of it."""
+    deadline = time.monotonic() + timeout_s
+    with httpx.Client(base_url=base_url, timeout=10) as client:
+        while True:
+            started.check_alive()
+            try:
+                response = client.get("/readyz")
+                if response.status_code == 200 and also(response.json()):
+                    return
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit(f"not ready after {timeout_s:.0f} s:\n{started.logs()}")
+            time.sleep(0.2)
+
+
+# --- /proc: CPU time and memory of process trees ------------------------------------------------
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def machine_cores() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+def process_tree(roots: Sequence[int]) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            stat = _stat_fields(int(entry.name))
+            if stat is not None:
+                children.setdefault(int(stat[1]), []).append(int(entry.name))
+    tree, frontier = [], list(roots)
+    while frontier:
+        pid = frontier.pop()
+        tree.append(pid)
+        frontier.extend(children.get(pid, []))
+    return tree
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """/proc/PID/stat from field 3 (state) on: the command name before it may hold spaces."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # gone since it was listed
+        return None
+    return text[text.rindex(")") + 2 :].split()
+
+
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """CPU time (user + system) of these processes and of their children already reaped: the
+    sandbox's per-submission children end up in their warm process's account when it reaps
+    them, so the sum over a tree at two moments differs by the CPU the tree spent between."""
+    total = 0
+    for pid in pids:
+        stat = _stat_fields(pid)
+        if stat is not None:
+            total += sum(int(value) for value in stat[11:15])  # utime stime cutime cstime
+    return total / _CLOCK_TICKS
+
+
+@dataclass(frozen=True)
+class Memory:
+    pss_bytes: int  # proportional: a page shared by n processes counts 1/n in each
+    rss_bytes: int  # resident: shared pages counted in every process that maps them
+
+
+def memory(pids: Sequence[int]) -> Memory:
+    pss = rss = 0
+    for pid in pids:
+        try:
+            lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            key, _, value = line.partition(":")
+            if key == "Pss":
+                pss += int(value.split()[0]) * 1024
+            elif key == "Rss":
+                rss += int(value.split()[0]) * 1024
+    return Memory(pss, rss)
+
+
+def mib(size: int) -> str:
+    return f"{size / (1 << 20):7.0f} MiB"
