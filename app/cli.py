@@ -1,9 +1,10 @@
 """`autograder`: the engine's commands (grade, exercises, doctor) plus the service's.
 
-    autograder serve [--host H] [--port P]   run the HTTP service (embedded defaults)
-    autograder keys create [--name N]        make an API key; printed once, stored hashed
-
-The scale-out worker (`autograder worker`) registers in `add_service_commands`, like these.
+autograder serve [--host H] [--port P]   run the HTTP service (embedded defaults)
+autograder worker [--slots N] [--name W] run a grading worker of the scale-out path: it
+                                         takes jobs from AUTOGRADER_BROKER_URL (redis://)
+                                         and grades into AUTOGRADER_DATABASE_URL
+autograder keys create [--name N]        make an API key; printed once, stored hashed
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from app import logs
 from app.db import Database
 from app.keys import create_key
 from app.main import create_app
+from app.scaleout.broker import is_redis_url
+from app.scaleout.worker import run_worker
 from app.services import ConfigurationError
 from app.settings import AppSettings, get_settings
 from grader import cli as engine_cli
 from grader.settings import GraderSettings
 
 log = logging.getLogger("app.serve")
+worker_log = logging.getLogger("app.worker")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,8 +48,15 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
     create = key_commands.add_parser("create", help="make a key; it is printed once")
     create.add_argument("--name", default="default", help="who or what the key is for")
     create.set_defaults(handler=_keys_create)
-    # `worker` (Celery on Redis, scale-out) goes here: a parser whose handler builds a
-    # GradingContext (app.grading) over a ForkServerSandbox and runs the Celery worker.
+
+    worker = commands.add_parser(
+        "worker", help="run a grading worker (scale-out: needs AUTOGRADER_BROKER_URL)"
+    )
+    worker.add_argument(
+        "--slots", type=int, help="submissions graded at once (default AUTOGRADER_SANDBOX_SLOTS)"
+    )
+    worker.add_argument("--name", help="this worker's name (default autograder-PID@HOST)")
+    worker.set_defaults(handler=_worker)
 
 
 def _app_settings(args: argparse.Namespace) -> AppSettings:
@@ -87,6 +98,36 @@ def _serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
         print(f"autograder: {error}", file=sys.stderr)
         return engine_cli.EXIT_USAGE
     return engine_cli.EXIT_OK
+
+
+def _worker(args: argparse.Namespace, _engine: GraderSettings) -> int:
+    settings = get_settings()
+    if args.slots is not None:
+        settings = settings.model_copy(update={"sandbox_slots": args.slots})
+    logs.configure(settings.log_level, settings.log_json)
+    if not settings.broker_url or not is_redis_url(settings.broker_url):
+        print(
+            "autograder: a worker takes its jobs from a broker: set AUTOGRADER_BROKER_URL to a "
+            "redis:// URL (and AUTOGRADER_DATABASE_URL to the API's database)",
+            file=sys.stderr,
+        )
+        return engine_cli.EXIT_USAGE
+    if args.slots is not None and not 1 <= args.slots <= 64:
+        print("autograder: --slots must be between 1 and 64", file=sys.stderr)
+        return engine_cli.EXIT_USAGE
+    if settings.database_url is None:
+        worker_log.warning(
+            "AUTOGRADER_DATABASE_URL is unset: grading into the SQLite file in %s, which only "
+            "an API on this machine with the same data dir sees",
+            settings.data_dir,
+        )
+    worker_log.info(
+        "worker starting: broker %s, database %s, %d slots",
+        settings.broker_url.split("://", 1)[0],
+        settings.sqlalchemy_url().split("://", 1)[0],
+        settings.sandbox_slots,
+    )
+    return run_worker(settings, name=args.name)
 
 
 def _keys_create(args: argparse.Namespace, _engine: GraderSettings) -> int:

@@ -1,7 +1,8 @@
 """Token buckets per API key and per student: a burst up to the per-minute rate, refilled evenly.
 
-Kept in this process's memory. With several API replicas each keeps its own buckets, so the
-effective limit is the rate times the replicas; a shared store (Redis) would make it exact.
+`RateLimiter` keeps them in this process's memory (the embedded default). With a broker
+configured the service uses app.scaleout.ratelimit.RedisRateLimiter instead, the same buckets in
+Redis, so the limit holds across API replicas; both are a `Limiter`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 # Past this many tracked names, buckets that have refilled completely are forgotten.
 _PRUNE_AT = 10_000
@@ -19,6 +21,14 @@ _PRUNE_AT = 10_000
 class _Bucket:
     tokens: float
     updated: float
+
+
+class Limiter(Protocol):
+    per_minute: int
+
+    def acquire(self, name: str) -> float | None:
+        """Take one token for `name`: None when allowed, else the seconds until one is free."""
+        ...
 
 
 class RateLimiter:

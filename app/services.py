@@ -1,8 +1,11 @@
 """Everything a running service holds, built at start-up (never at import) and closed at stop.
 
-`build_services` is also where the embedded path does its restart recovery: submissions left
-queued or running by the previous process are dispatched again, and webhook deliveries left
-pending are sent again, before the first request is served.
+`build_services` picks the path from the settings: the embedded pool (AUTOGRADER_BROKER_URL
+unset) or scale-out (a redis:// broker: grading in `autograder worker`, see app.scaleout). It is
+also where each does its restart recovery before the first request is served. Embedded: this
+process was the only grader, so submissions left queued or running by the previous one are
+dispatched again and pending webhook deliveries sent again. Scale-out: workers may be grading
+right now, so only what nobody holds is sent again (app.scaleout.sweeper).
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from app.grading import (
     unfinished_submissions,
 )
 from app.metrics import Metrics
-from app.ratelimit import RateLimiter
+from app.ratelimit import Limiter, RateLimiter
+from app.scaleout.api import build_scale_out
+from app.scaleout.broker import is_redis_url
 from app.settings import AppSettings
 from app.webhooks import WebhookSender
 from grader.catalog import Catalog
@@ -49,11 +54,11 @@ class Services:
     database: Database
     catalog: Catalog
     dispatcher: Dispatcher
-    webhooks: WebhookSender
+    webhooks: WebhookQueue
     completions: Completions
     metrics: Metrics
-    key_limiter: RateLimiter
-    student_limiter: RateLimiter
+    key_limiter: Limiter
+    student_limiter: Limiter
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
@@ -75,13 +80,12 @@ def build_services(
     grader: Grader | None = None,
 ) -> Services:
     """Connect and migrate the database, load the catalog, start grading and webhooks, resume
-    unfinished work. `grader` (tests) replaces the sandbox and grader this would make."""
-    if settings.broker_url:
-        # The scale-out seam: here a Celery dispatcher (its `submit` sends a task; the task, in
-        # `autograder worker`, calls app.grading.grade_submission with a context made by
-        # grading_context()) takes the place of the embedded pool, and no sandbox is started.
+    unfinished work. `grader` (tests) replaces the sandbox and grader this would make; with a
+    broker it only lends its catalog, since the workers grade."""
+    if settings.broker_url and not is_redis_url(settings.broker_url):
         raise ConfigurationError(
-            "AUTOGRADER_BROKER_URL is set, but this build grades only in its own pool: unset it"
+            "AUTOGRADER_BROKER_URL must be a Redis URL (redis://host:6379/0), or unset to "
+            "grade in this process"
         )
     closers: list[Callable[[], None]] = []
     try:
@@ -90,33 +94,65 @@ def build_services(
         database.migrate()
         metrics = Metrics()
         metrics.track_submissions(database)
-        webhooks = WebhookSender(database, settings, metrics)
-        closers.append(webhooks.close)
-        if grader is None:
-            sandbox = sandbox_factory(settings)
-            closers.append(sandbox.close)
-            grader = Grader(
-                Catalog.from_folder(settings.exercises_dir), sandbox, settings.hidden_test_secret()
-            )
         completions = Completions()
-        context = grading_context(
-            settings, database, grader, webhooks, metrics, on_done=completions.notify
-        )
-        dispatcher = EmbeddedDispatcher(context)
-        closers.append(dispatcher.close)  # closed first: its gradings may still send webhooks
-        metrics.track_queue(dispatcher.depth)
-        webhooks.start()
-        dispatcher.start()
-        # Restart recovery: this process is the only grader of the embedded database, so what
-        # the last one left running died with it; everything unfinished is dispatched again.
-        unfinished = unfinished_submissions(database, reset_running=True)
-        if unfinished:
-            log.warning("resuming %d unfinished submissions from the last run", len(unfinished))
-        dispatcher.resume(unfinished)
-        webhooks.resume(pending_deliveries(database))
+        if settings.broker_url:
+            services = _scale_out(
+                settings,
+                database=database,
+                metrics=metrics,
+                completions=completions,
+                grader=grader,
+                closers=closers,
+            )
+        else:
+            services = _embedded(
+                settings,
+                database=database,
+                metrics=metrics,
+                completions=completions,
+                sandbox_factory=sandbox_factory,
+                grader=grader,
+                closers=closers,
+            )
     except BaseException:
         Services.close_all(closers)
         raise
+    return services
+
+
+def _embedded(
+    settings: AppSettings,
+    *,
+    database: Database,
+    metrics: Metrics,
+    completions: Completions,
+    sandbox_factory: SandboxFactory,
+    grader: Grader | None,
+    closers: list[Callable[[], None]],
+) -> Services:
+    webhooks = WebhookSender(database, settings, metrics)
+    closers.append(webhooks.close)
+    if grader is None:
+        sandbox = sandbox_factory(settings)
+        closers.append(sandbox.close)
+        grader = Grader(
+            Catalog.from_folder(settings.exercises_dir), sandbox, settings.hidden_test_secret()
+        )
+    context = grading_context(
+        settings, database, grader, webhooks, metrics, on_done=completions.notify
+    )
+    dispatcher = EmbeddedDispatcher(context)
+    closers.append(dispatcher.close)  # closed first: its gradings may still send webhooks
+    metrics.track_queue(dispatcher.depth)
+    webhooks.start()
+    dispatcher.start()
+    # Restart recovery: this process is the only grader of the embedded database, so what
+    # the last one left running died with it; everything unfinished is dispatched again.
+    unfinished = unfinished_submissions(database, reset_running=True)
+    if unfinished:
+        log.warning("resuming %d unfinished submissions from the last run", len(unfinished))
+    dispatcher.resume(unfinished)
+    webhooks.resume(pending_deliveries(database))
     return Services(
         settings=settings,
         database=database,
@@ -127,6 +163,34 @@ def build_services(
         metrics=metrics,
         key_limiter=RateLimiter(settings.rate_limit_per_key),
         student_limiter=RateLimiter(settings.rate_limit_per_student),
+        _closers=closers,
+    )
+
+
+def _scale_out(
+    settings: AppSettings,
+    *,
+    database: Database,
+    metrics: Metrics,
+    completions: Completions,
+    grader: Grader | None,
+    closers: list[Callable[[], None]],
+) -> Services:
+    parts = build_scale_out(settings, database, closers)
+    metrics.track_queue(parts.dispatcher.depth)
+    parts.dispatcher.start()
+    # Restart recovery: workers may be grading right now; only what nobody holds is resent.
+    parts.dispatcher.resume(unfinished_submissions(database, reset_running=False))
+    return Services(
+        settings=settings,
+        database=database,
+        catalog=grader.catalog if grader else Catalog.from_folder(settings.exercises_dir),
+        dispatcher=parts.dispatcher,
+        webhooks=parts.outbox,
+        completions=completions,
+        metrics=metrics,
+        key_limiter=parts.key_limiter,
+        student_limiter=parts.student_limiter,
         _closers=closers,
     )
 

@@ -21,8 +21,25 @@ class AppSettings(GraderSettings):
     # dir (the embedded default). Scale-out: postgresql+psycopg://user@host/db.
     database_url: str | None = None
     # Unset: the service grades in its own pool of threads over warm sandboxes. redis://...: jobs
-    # go to grading workers (`autograder worker`) through the broker.
+    # go to grading workers (`autograder worker`) through the broker, and rate limits are kept
+    # there too, shared by every API replica.
     broker_url: str | None = None
+    # Prepended to every Redis key of this deployment (the broker's queues included), so several
+    # deployments or test runs can share one Redis database.
+    redis_prefix: str = Field(default="autograder:", pattern=r"^[\w.:-]*$", max_length=64)
+    # Seconds a message handed to a worker may stay unacknowledged before Redis hands it to
+    # another worker. Longer than any grading and any webhook backoff, so live work is never
+    # handed out twice; a dead worker's work comes back sooner through its expired lease.
+    broker_visibility_timeout_s: int = Field(default=3600, ge=60)
+    # A worker holds a lease on each submission it grades, renewed every third of this. A lease
+    # that lapses means the worker died: its submission goes back to the queue.
+    worker_lease_s: float = Field(default=30.0, gt=0)
+    # How often the scale-out sweeper looks for unfinished work that nobody holds.
+    sweep_interval_s: float = Field(default=15.0, gt=0)
+    # Where `autograder worker` serves its Prometheus metrics (grading latency, reports,
+    # webhooks: they exist only in the process that grades). Port 0: no exporter.
+    worker_metrics_host: str = "127.0.0.1"
+    worker_metrics_port: int = Field(default=9101, ge=0, le=65535)
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
@@ -50,7 +67,8 @@ class AppSettings(GraderSettings):
     shutdown_grace_s: float = Field(default=30.0, ge=0)
 
     # Submissions per minute: per API key (or per client when the service runs open), and per
-    # student. 0 turns a limit off. Kept in each API process's memory.
+    # student. 0 turns a limit off. Kept in Redis when broker_url is set (exact across API
+    # replicas), else in the API process's memory.
     rate_limit_per_key: int = Field(default=600, ge=0)
     rate_limit_per_student: int = Field(default=60, ge=0)
 

@@ -1,0 +1,89 @@
+"""The Celery app of the scale-out path, and the delivery guarantees it is configured for.
+
+Celery is used as a transport only: a message carries a submission id (or a webhook delivery
+id), the work and its result live in the database, and there is no result backend.
+
+How a message survives a worker killed mid-grade (SIGKILL), with Redis as the broker:
+- `task_acks_late`: the message is acknowledged after the task returns, not when it starts.
+  Until then kombu keeps it in Redis's "unacked" set, and any worker's consumer puts it back on
+  the queue once it is older than the broker's `visibility_timeout` (Redis has no connection-
+  bound delivery as AMQP has: the timeout is the only thing that notices a dead consumer).
+- `task_reject_on_worker_lost`: without it Celery acknowledges a task whose pool process died
+  (by signal, or sys.exit), even with late acks; with it the message is requeued. The worker
+  runs a thread pool, so a SIGKILL takes the whole worker and this never fires; it is set so
+  that a change of pool cannot quietly turn a lost grading into an acknowledged one. The
+  "message loop" Celery warns of is bounded by the database: every claim counts an attempt and
+  past `max_attempts` the submission ends in an error report.
+- `worker_prefetch_multiplier = 1`: a worker reserves one message per grading thread, so a
+  busy worker does not sit on work an idle one could take, and a killed worker strands only
+  the messages it was running.
+- The visibility timeout (an hour by default) is far longer than any grading or webhook
+  backoff, so live work is never handed out twice; a killed worker's submissions come back long
+  before it through their expired leases (app.scaleout.tickets and the sweeper).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+from celery import Celery
+
+from app.settings import AppSettings
+
+GRADE_TASK = "autograder.grade"
+DELIVER_TASK = "autograder.deliver_webhook"
+GRADING_QUEUE = "grading"
+WEBHOOK_QUEUE = "webhooks"
+
+# A publish or a command waits at most this long on a broker that stopped answering.
+_SOCKET_TIMEOUT_S = 5.0
+
+
+def is_redis_url(url: str) -> bool:
+    return url.startswith(("redis://", "rediss://"))
+
+
+def make_celery(settings: AppSettings) -> Celery:
+    """A Celery app for this deployment's broker; connects only when first used."""
+    app = Celery("autograder", broker=settings.broker_url, set_as_current=False)
+    transport: dict[str, Any] = {
+        "visibility_timeout": settings.broker_visibility_timeout_s,
+        # Every kombu key (queues, unacked set, bindings) under the deployment's prefix.
+        "global_keyprefix": settings.redis_prefix,
+        "socket_timeout": _SOCKET_TIMEOUT_S,
+        "socket_connect_timeout": _SOCKET_TIMEOUT_S,
+    }
+    app.conf.update(
+        broker_transport_options=transport,
+        broker_connection_retry_on_startup=True,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        # On a lost broker connection the late-acked tasks cannot be acknowledged any more and
+        # come back through the visibility timeout; Celery 6's default, set now. (A grading
+        # thread cannot be stopped; it finishes and stores its report, and the copy that comes
+        # back finds the submission done.)
+        worker_cancel_long_running_tasks_on_connection_loss=True,
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        task_default_queue=GRADING_QUEUE,
+        task_routes={DELIVER_TASK: {"queue": WEBHOOK_QUEUE}},
+        # The service's own logging (JSON lines carrying the submission id) stays in charge.
+        worker_hijack_root_logger=False,
+        worker_redirect_stdouts=False,
+        enable_utc=True,
+    )
+    return app
+
+
+def redis_client(settings: AppSettings) -> redis.Redis:
+    """A client of the broker's Redis for this service's own keys (tickets, workers, limits)."""
+    assert settings.broker_url is not None
+    return redis.Redis.from_url(
+        settings.broker_url,
+        socket_timeout=_SOCKET_TIMEOUT_S,
+        socket_connect_timeout=_SOCKET_TIMEOUT_S,
+        health_check_interval=30,
+    )
