@@ -634,7 +634,7 @@ class _Guards:
             raise TypeError("attribute name must be a string")
         problem = _attribute_problem(name, storing=False)
         if problem is not None:
-            self.refuse(problem)
+            self.refuse(problem.replace(f"`{name}`", f"`{_quotable(obj, name)}`", 1))
         if isinstance(obj, types.ModuleType):
             return self._module_attribute(obj, name)
         self._check_object_attribute(obj, name)
@@ -736,8 +736,8 @@ class _Guards:
             if dotted in sys.modules:
                 self.refuse(f"`{dotted}` is a module this exercise does not let you use")
             self.refuse(
-                f"`{dotted}` is not available in the grading sandbox: only the computational "
-                f"part of `{allowed.name}` is"
+                f"`{allowed.name}.{_quotable(module, name)}` is not available in the grading "
+                f"sandbox: only the computational part of `{allowed.name}` is"
             )
         value = getattr(module, name)
         self._check_value(value, f"`{dotted}`")
@@ -791,12 +791,44 @@ def _write_refusal(obj: object) -> str:
 
 def _submission_line() -> int | None:
     """The line of the submission that is running: that of its innermost frame."""
+    frame = _submission_frame()
+    return None if frame is None else frame.f_lineno
+
+
+def _submission_frame() -> types.FrameType | None:
+    """The innermost frame of the submission's own code."""
     frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_filename == SUBMISSION_FILENAME:
-            return frame.f_lineno
+            return frame
         frame = frame.f_back
     return None
+
+
+_COMPUTED_NAME = "<a name computed while running>"
+
+
+def _quotable(obj: object, name: str) -> str:
+    """`name` as a refusal may repeat it: one that the running code of the submission spells
+    out, or one that `obj`'s module or class defines; any other name stands in as
+    `_COMPUTED_NAME`.
+
+    Why: a refusal's message reaches the report, on every test, visible or hidden. A name built
+    at run time (`getattr(torch, str(x.tolist()))` while a hidden test runs) would carry that
+    test's inputs out with it. A name from the source, a module or a class carries no more than
+    the choice among them. Not the names of an instance: an nn.Module registers submodules and
+    buffers under names computed at run time.
+    """
+    frame = _submission_frame()
+    if frame is not None and (name in frame.f_code.co_names or name in frame.f_code.co_consts):
+        return name
+    namespace = obj if isinstance(obj, type | types.ModuleType) else type(obj)
+    try:
+        if name in dir(namespace):  # never a lookup: a module's lazy __getattr__ could import
+            return name
+    except Exception:  # a broken __dir__ quotes nothing
+        pass
+    return _COMPUTED_NAME
 
 
 def _apply(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
