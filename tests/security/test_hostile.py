@@ -1,0 +1,381 @@
+"""The hostile corpus: each file in `corpus/` is a submission that attacks the grader. Each runs
+through the real sandbox (`ForkServerSandbox`, limits on), never in this process.
+
+For every file the test asserts:
+1. its verdict: how the run ended, the report's status and each test's status, and that the
+   message names the cause;
+2. that nothing escaped: no canary file (`/tmp/autograder-pwned-<case>`, the paths the corpus
+   tries to write), no secret, no hidden input, hidden expected value or line of the reference in
+   the report, and the same warm process as before;
+3. that the next submission, a correct one graded on the same sandbox, passes every test.
+
+The run's ending says which layer stopped an attack: REJECTED the static policy, VIOLATION a
+runtime guard, TIMEOUT the CPU rlimit or the supervisor's wall clock (the detail says which),
+MEMORY the address-space rlimit, OUTPUT_LIMIT the supervisor's output cap, CRASHED the process
+boundary, COMPLETED the judging in this process (exact types, shapes) or, for a read that ends in
+"Permission denied", Landlock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader.catalog import Catalog
+from grader.judge import judge
+from grader.plan import ExercisePlan
+from grader.report import Report, ReportStatus, TestStatus
+from grader.runner import Grader
+from grader.sandbox.job import Execution, Termination
+from grader.sandbox.limits import MIB, SandboxLimits
+from grader.sandbox.process import ForkServerSandbox
+from grader.settings import GraderSettings
+from grader.spec import Visibility
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = Path(__file__).resolve().parent / "corpus"
+SEED = "multi-headed-self-attention"
+NUMPY = "numpy-multi-head-attention"
+CORRECT = (ROOT / "tests" / "submissions" / SEED / "correct.py").read_text()
+REFERENCE_SOURCE = ROOT / "reference" / "multi_headed_self_attention.py"
+
+# Set in this process's environment before the sandbox starts, as a deployment would set them.
+SECRETS = {
+    "AUTOGRADER_SECRET": "canary-autograder-secret-7d3f19",
+    "AWS_SECRET_ACCESS_KEY": "canary-aws-secret-b41e07",
+}
+CANARY_FILES = "/tmp/autograder-pwned-*"
+
+# Tight enough for bombs to end within a second or two; loops have limits of their own.
+TIGHT = SandboxLimits(cpu_s=3, wall_s=10, memory_bytes=512 * MIB, output_bytes=8 * MIB)
+
+
+@dataclass(frozen=True)
+class Case:
+    file: str
+    ending: Termination
+    status: TestStatus  # of every test, or of the visible ones where `hidden` says otherwise
+    message: str  # found in the first test's message: the cause, in the student's terms
+    hidden: TestStatus | None = None
+    stdout: str = ""  # found in the first test's captured prints
+    slug: str = SEED
+    limits: SandboxLimits = TIGHT
+    layer: str | None = None  # a host layer the verdict depends on; skipped where inactive
+
+    def __str__(self) -> str:
+        return self.file
+
+    def status_of(self, visibility: Visibility) -> TestStatus:
+        if visibility is Visibility.HIDDEN and self.hidden is not None:
+            return self.hidden
+        return self.status
+
+
+def static(file: str, message: str) -> Case:
+    """A case the static layer refuses before anything runs."""
+    refusal = f"refused before running: {message}"
+    return Case(file, Termination.REJECTED, TestStatus.REJECTED, refusal)
+
+
+def guard(file: str, message: str, slug: str = SEED) -> Case:
+    """A case a runtime guard refuses, which ends the run."""
+    refusal = f"refused while running: {message}"
+    return Case(file, Termination.VIOLATION, TestStatus.REJECTED, refusal, slug=slug)
+
+
+def ran(
+    file: str,
+    status: TestStatus,
+    message: str,
+    *,
+    stdout: str = "",
+    layer: str | None = None,
+) -> Case:
+    """A case that runs to its end, judged in the trusted process."""
+    return Case(file, Termination.COMPLETED, status, message, stdout=stdout, layer=layer)
+
+
+def stopped(
+    file: str,
+    ending: Termination,
+    status: TestStatus,
+    message: str,
+    *,
+    hidden: TestStatus | None = None,
+    limits: SandboxLimits = TIGHT,
+) -> Case:
+    """A case that a limit, the supervisor or a crash ends early."""
+    return Case(file, ending, status, message, hidden, limits=limits)
+
+
+CASES = [
+    # Escape through torch's public attributes and deeper paths; computed names, aliases,
+    # format fields and a bare except that keeps probing.
+    guard("escape_torch_os", "`torch.os` is not available"),
+    guard("escape_torch_sys", "`torch.sys` is not available"),
+    guard("escape_torch_builtins", "`torch.builtins` is not available"),
+    guard("escape_torch_ctypes", "`torch.ctypes` is not available"),
+    guard("escape_torch_importlib", "`torch.importlib` is not available"),
+    guard("escape_torch_inspect", "`torch.inspect` is not available"),
+    guard("escape_deep_subprocess", "`torch.utils` is a module this exercise does not let you use"),
+    guard("escape_deep_pickle", "`torch.serialization` is a module"),
+    guard("escape_deep_gc", "`torch.cuda` is a module"),
+    guard("escape_computed_name", "`torch.os` is not available"),
+    guard("escape_aliasing", "`torch.nn.functional.importlib` is not available"),
+    guard("escape_format_string", "`torch.os` is not available"),
+    guard("escape_bare_except_probing", "`torch.os` is not available"),
+    # Python's internals and frames, to reach the caller: the grader's frames and globals.
+    static("introspect_subclasses", "`__subclasses__` is not allowed"),
+    guard("introspect_subclasses_computed", "`__class__` is not allowed"),
+    static("introspect_function_globals", "`__globals__` is not allowed"),
+    guard("introspect_globals_computed", "`__globals__` is not allowed"),
+    static("introspect_builtins", "`__builtins__` is not allowed"),
+    static("introspect_sys_getframe", "`_getframe` is not allowed"),
+    static("introspect_generator_frame", "`f_back` is not allowed: frames, tracebacks"),
+    guard("introspect_generator_frame_computed", "`gi_frame` is not allowed"),
+    guard("introspect_traceback_frame", "`__traceback__` is not allowed"),
+    # Exfiltration: the reference, the grader, the environment, the hidden tests' inputs.
+    static("exfil_import_reference", "importing `reference.multi_headed_self_attention`"),
+    static("exfil_import_grader", "importing `grader.plan` is not allowed"),
+    ran("exfil_open_reference", TestStatus.ERROR, "name 'open' is not defined"),
+    guard("exfil_from_file_reference", "`torch.from_file` is not available"),
+    guard("exfil_environ", "`torch.os` is not available"),
+    guard("exfil_proc_environ", "`.untyped_storage` is not allowed"),
+    guard("exfil_hidden_inputs_in_violation", "`torch.<a name computed while running>` is not"),
+    guard("exfil_hidden_inputs_in_module_name", "`<a name computed while running>` is not"),
+    stopped(
+        "exfil_hidden_inputs_in_memory_error",
+        Termination.MEMORY,
+        TestStatus.FAILED,
+        "differs",
+        hidden=TestStatus.RESOURCE_LIMIT,
+    ),
+    ran("exfil_hidden_inputs_in_probe", TestStatus.FAILED, "differs"),
+    # Files without open.
+    guard("files_torch_save", "`torch.save` is not available"),
+    guard("files_torch_load", "`torch.load` is not available"),
+    guard("files_tensor_tofile", "`.tofile` is not allowed"),
+    guard("files_from_file_shared", "`torch.from_file` is not available"),
+    guard("files_storage", "`.storage` is not allowed"),
+    guard("files_numpy_save", "`numpy.save` is not available", slug=NUMPY),
+    guard("files_numpy_load", "`numpy.load` is not available", slug=NUMPY),
+    guard("files_numpy_memmap", "`numpy.memmap` is not available", slug=NUMPY),
+    ran("files_lazy_import", TestStatus.ERROR, "Permission denied", layer="landlock"),
+    # Monkeypatching torch, process-wide, and state left for the next submission.
+    guard("patch_torch_allclose", "changing the module `torch` is not allowed"),
+    static("patch_tensor_eq", "`__eq__` is not allowed"),
+    guard("patch_module_classes", "changing the class `Linear` is not allowed"),
+    guard("patch_module_call", "`__call__` is not allowed"),
+    guard("patch_torch_library", "`torch.library` is a module"),
+    guard("patch_global_forward_hook", "`torch.nn.modules` is a module"),
+    ran("state_process_wide", TestStatus.FAILED, "differs"),
+    # Tensors that lie.
+    static("lie_tensor_eq", "defining `__eq__` is not allowed"),
+    static("lie_torch_function", "defining `__torch_function__` is not allowed"),
+    ran("lie_plain_subclass", TestStatus.FAILED, "should be a torch.Tensor; got Liar"),
+    ran("lie_parameter", TestStatus.FAILED, "should be a torch.Tensor; got Parameter"),
+    ran("lie_zero_stride_expand", TestStatus.FAILED, "has shape (1000000, 1000000, 1000000)"),
+    # Forged results.
+    ran(
+        "forge_stdout_json",
+        TestStatus.FAILED,
+        "should be a torch.Tensor; got NoneType",
+        stdout='"status": "passed"',
+    ),
+    guard("forge_channel_fd", "`torch.os` is not available"),
+    # Bombs.
+    guard("bomb_fork", "`torch.os` is not available"),
+    guard("bomb_fork_multiprocessing", "`torch.multiprocessing` is a module"),
+    guard("bomb_thread", "`torch.threading` is not available"),
+    stopped("bomb_memory_tensor", Termination.MEMORY, TestStatus.RESOURCE_LIMIT, "can't allocate"),
+    stopped("bomb_memory_list", Termination.MEMORY, TestStatus.RESOURCE_LIMIT, "MemoryError"),
+    stopped("bomb_memory_bytes", Termination.MEMORY, TestStatus.RESOURCE_LIMIT, "MemoryError"),
+    stopped("bomb_memory_at_import", Termination.MEMORY, TestStatus.RESOURCE_LIMIT, "MemoryError"),
+    ran("bomb_recursion", TestStatus.ERROR, "RecursionError"),
+    # Loops: one for the CPU limit, one for the wall clock. Sleeping needs an import.
+    stopped(
+        "loop_busy_cpu",
+        Termination.TIMEOUT,
+        TestStatus.TIMEOUT,
+        "used up its 1 s of CPU",
+        limits=dataclasses.replace(TIGHT, cpu_s=1, wall_s=20),
+    ),
+    stopped(
+        "loop_busy_wall",
+        Termination.TIMEOUT,
+        TestStatus.TIMEOUT,
+        "still running at the 1 s wall-clock limit",
+        limits=dataclasses.replace(TIGHT, cpu_s=30, wall_s=1),
+    ),
+    static("loop_sleep", "importing `time` is not allowed"),
+    # Huge output.
+    ran("output_print_flood", TestStatus.FAILED, "differs", stdout="output cut at 8192 characters"),
+    stopped(
+        "output_giant_tensor",
+        Termination.OUTPUT_LIMIT,
+        TestStatus.RESOURCE_LIMIT,
+        "announced a frame",
+    ),
+    # Signals and exits.
+    guard("signal_kill_parent", "`torch.os` is not available"),
+    static("signal_alarm", "importing `signal` is not allowed"),
+    ran("exit_system_exit", TestStatus.ERROR, "NameError"),
+    guard("exit_sys_exit", "`torch.sys` is not available"),
+    static("exit_os_exit", "`_exit` is not allowed"),
+    # Crashes of the interpreter itself.
+    stopped("crash_nested_tuple_hash", Termination.CRASHED, TestStatus.ERROR, "killed by SIGSEGV"),
+    stopped("crash_sparse_heap_write", Termination.CRASHED, TestStatus.ERROR, "killed by SIGSEGV"),
+    # The network.
+    static("net_socket", "importing `socket` is not allowed"),
+    guard("net_urlopen", "`torch.hub` is a module"),
+    guard("net_socket_computed", "`torch.multiprocessing` is a module"),
+]
+
+
+# --- fixtures -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def secret_holder() -> Iterator[None]:
+    """The secrets in this process's environment, and a neighbour process started with them in
+    its own (what /proc/<pid>/environ would show), before the sandbox starts."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in SECRETS.items():
+            patch.setenv(name, value)
+        neighbour = subprocess.Popen(["sleep", "600"], env={"PATH": "/usr/bin:/bin", **SECRETS})
+        try:
+            yield
+        finally:
+            neighbour.kill()
+            neighbour.wait()
+
+
+@pytest.fixture(scope="module")
+def grader(secret_holder: None) -> Iterator[Grader]:
+    settings = GraderSettings()  # reads AUTOGRADER_SECRET, as the service does
+    catalog = Catalog.from_folder(settings.exercises_dir)
+    # One slot: every next submission runs where the hostile one just ran.
+    sandbox = ForkServerSandbox(slots=1)
+    try:
+        sandbox.layers()  # starts the warm process, with the secrets already in our environment
+        yield Grader(catalog, sandbox, settings.hidden_test_secret())
+    finally:
+        sandbox.close()
+
+
+@pytest.fixture(scope="module")
+def active_layers(grader: Grader) -> set[str]:
+    return {layer.name for layer in grader.sandbox.layers() if layer.active}
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def run(grader: Grader, case: Case) -> tuple[Execution, Report]:
+    """Grade a corpus file as `Grader.grade` does, with the case's limits in place of the
+    exercise's."""
+    plan = grader.plan(case.slug)
+    source = (CORPUS / f"{case.file}.py").read_text()
+    job = dataclasses.replace(plan.job(source), limits=case.limits)
+    execution = grader.sandbox.run(job)
+    return execution, judge(plan, execution)
+
+
+def canary_files() -> list[str]:
+    return sorted(glob.glob(CANARY_FILES))
+
+
+def child_processes() -> set[int]:
+    """This process's children: the warm process (and the secret holder)."""
+    return {
+        int(pid)
+        for task in Path("/proc/self/task").iterdir()
+        for pid in (task / "children").read_text().split()
+    }
+
+
+def must_not_appear(plan: ExercisePlan) -> dict[str, str]:
+    """What a report must never contain, by what it is."""
+    forbidden = {f"secret {name}": value for name, value in SECRETS.items()}
+    # Its first line, without the quotes that JSON would escape.
+    forbidden["a line of the reference"] = REFERENCE_SOURCE.read_text().splitlines()[0].strip('"')
+    for test in plan.tests:
+        if test.visible:
+            continue
+        arrays = [a for a in test.call.args if a is not None]
+        arrays += [out.array for out in test.expected if out.array is not None]
+        for which, array in enumerate(arrays):
+            for at, value in enumerate(np.asarray(array, np.float64).ravel()[:32]):
+                forbidden[f"{test.spec.name!r}: array {which}, value {at}"] = _digits(value)
+    return {what: text for what, text in forbidden.items() if len(text) >= 8}
+
+
+def _digits(value: float) -> str:
+    """The first 12 significant digits of a value as Python prints it: found in a report
+    whatever the separators around them (a list's str, `p` for the point), and no coincidence
+    there. Shorter (a value with few digits): no fingerprint."""
+    digits = "".join(char for char in repr(float(value)) if char.isdigit()).lstrip("0")
+    return digits[:12] if len(digits) >= 12 else ""
+
+
+def assert_verdict(case: Case, execution: Execution, report: Report) -> None:
+    assert execution.termination is case.ending, execution.detail
+    refused = case.ending in (Termination.REJECTED, Termination.VIOLATION)
+    assert report.status is (ReportStatus.REJECTED if refused else ReportStatus.FAILED)
+    assert report.score == 0
+    statuses = {test.name: test.status for test in report.tests}
+    assert statuses == {test.name: case.status_of(test.visibility) for test in report.tests}
+    first = report.tests[0]
+    assert case.message in first.message
+    assert case.stdout in first.stdout
+
+
+def assert_nothing_escaped(report: Report, plan: ExercisePlan) -> None:
+    text = report.model_dump_json()
+    leaked = [what for what, value in must_not_appear(plan).items() if value in text]
+    assert leaked == []
+    assert canary_files() == []
+
+
+def assert_next_submission_passes(grader: Grader) -> None:
+    report = grader.grade(SEED, CORRECT)
+    failures = [f"{t.name}: {t.message}" for t in report.tests if t.status is not TestStatus.PASSED]
+    assert failures == []
+    assert report.status is ReportStatus.PASSED
+
+
+# --- tests --------------------------------------------------------------------------------------
+
+
+def test_the_corpus_is_the_table() -> None:
+    files = sorted(path.stem for path in CORPUS.glob("*.py"))
+    assert files == sorted(case.file for case in CASES)
+    assert len(files) >= 30
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_a_hostile_submission_gets_its_verdict_and_changes_nothing(
+    case: Case, grader: Grader, active_layers: set[str]
+) -> None:
+    if case.layer is not None and case.layer not in active_layers:
+        pytest.skip(f"this host does not apply the {case.layer} layer")
+    assert canary_files() == []
+    warm = child_processes()
+
+    execution, report = run(grader, case)
+
+    assert_nothing_escaped(report, grader.plan(case.slug))  # first: an escape matters most
+    assert_verdict(case, execution, report)
+    assert child_processes() == warm  # nothing killed the warm process
+    assert_next_submission_passes(grader)
+    assert canary_files() == []
+    assert child_processes() == warm
