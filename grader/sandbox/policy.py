@@ -86,6 +86,8 @@ _UNSAFE_ATTRIBUTES: Mapping[str, str] = {
     "share_memory_": "moves tensors into shared memory that other processes can map",
     "share_memory": "moves tensors into shared memory that other processes can map",
     "compile": "starts a compiler that writes files and runs generated code",
+    "sparse_resize_": "reshapes a sparse tensor's buffers unchecked, writing outside them",
+    "sparse_resize_and_clear_": "reshapes a sparse tensor's buffers unchecked",
 }
 # On tensors and modules only (other objects may well have a `type` of their own).
 _UNSAFE_TORCH_TYPE = "imports any module a string names; use `.to(dtype)` instead"
@@ -419,6 +421,14 @@ _TORCH_REFUSED = frozenset(
         "from_file",  # reads files, and with shared=True writes them
         "frombuffer",  # a writable tensor over an immutable Python object's memory
         "asarray",  # the same, given bytes
+        # Sparse constructors take indices unchecked by default: densifying a tensor built
+        # with out-of-range indices writes outside its buffer, corrupting the heap.
+        "sparse_coo_tensor",
+        "sparse_csr_tensor",
+        "sparse_csc_tensor",
+        "sparse_bsr_tensor",
+        "sparse_bsc_tensor",
+        "sparse_compressed_tensor",
     }
 )
 # What torch code uses beyond its native operators, dtypes and constants.

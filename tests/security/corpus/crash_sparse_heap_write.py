@@ -1,4 +1,4 @@
-"""Write past a heap buffer with allowed torch ops: a sparse tensor whose index is out of bounds (not checked by default), made dense."""
+"""Write past a heap buffer: a sparse tensor whose index is out of bounds (unchecked by default), made dense. The guard refuses the sparse constructors."""
 
 import torch
 import torch.nn as nn
