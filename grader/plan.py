@@ -73,9 +73,13 @@ class ExercisePlan:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def job(self, source: str) -> Job:
-        """The job for one submission: every main call first, then the probes, so that a probe
-        that hangs or crashes never costs a test its result."""
-        calls = [test.call for test in self.tests]
+        """The job for one submission: the visible tests, then the hidden ones, then the probes.
+
+        A probe that hangs or crashes never costs a test its result, and a run that ends during
+        a hidden test can show nothing the submission wrote then on a visible test.
+        """
+        by_visibility = sorted(self.tests, key=lambda test: not test.visible)
+        calls = [test.call for test in by_visibility]
         calls += [probe.call for test in self.tests for probe in test.probes]
         return make_job(self.exercise.spec, source, tuple(calls))
 
