@@ -176,7 +176,7 @@ def _scale_out(
     grader: Grader | None,
     closers: list[Callable[[], None]],
 ) -> Services:
-    parts = build_scale_out(settings, database, closers)
+    parts = build_scale_out(settings, database, closers, on_done=completions.notify)
     metrics.track_queue(parts.dispatcher.depth)
     parts.dispatcher.start()
     # Restart recovery: workers may be grading right now; only what nobody holds is resent.

@@ -18,6 +18,7 @@ carries messages, leases and rate limits, and losing any of them delays work but
     sweeper     re-dispatches unfinished work nobody holds, and stuck webhook deliveries
     dispatcher  the API side: CeleryDispatcher (the Dispatcher protocol of app.dispatch)
     tasks       the worker side: the grade and deliver tasks
+    notify      "done" announcements that wake the API's ?wait=true requests at once
     worker      the `autograder worker` process, and its metrics exporter
     ratelimit   token buckets in Redis, shared by every API replica
 """

@@ -1,6 +1,6 @@
 """What an API process of the scale-out path holds, assembled for app.services: the dispatcher
-that sends submissions to workers, the outbox that the sweeper sends webhooks through, and the
-rate limiters kept in Redis."""
+that sends submissions to workers, the outbox that the sweeper sends webhooks through, the rate
+limiters kept in Redis, and the listener that wakes ?wait=true requests when a worker is done."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from app.db import Database
 from app.scaleout.broker import make_celery, redis_client
 from app.scaleout.dispatcher import CeleryDispatcher
+from app.scaleout.notify import DoneListener
 from app.scaleout.outbox import Outbox
 from app.scaleout.ratelimit import RedisRateLimiter
 from app.scaleout.registry import WorkerRegistry
@@ -27,12 +28,19 @@ class ScaleOut:
 
 
 def build_scale_out(
-    settings: AppSettings, database: Database, closers: list[Callable[[], None]]
+    settings: AppSettings,
+    database: Database,
+    closers: list[Callable[[], None]],
+    *,
+    on_done: Callable[[str], None],
 ) -> ScaleOut:
-    """Connects nothing yet (Redis and the broker are reached on first use); `closers` gets
-    what must be closed at stop, in the order to close it last to first."""
+    """Starts the listener that calls `on_done(id)` for every submission a worker finishes;
+    `closers` gets what must be closed at stop, in the order to close it last to first."""
     client = redis_client(settings)
     closers.append(client.close)
+    listener = DoneListener(client, settings.redis_prefix, on_done)
+    listener.start()
+    closers.append(listener.close)
     celery = make_celery(settings)
     closers.append(celery.close)
     tickets = Tickets(

@@ -42,6 +42,7 @@ from app.db import Database
 from app.grading import GradingContext
 from app.metrics import Metrics
 from app.scaleout.broker import GRADING_QUEUE, WEBHOOK_QUEUE, make_celery, redis_client
+from app.scaleout.notify import DonePublisher
 from app.scaleout.outbox import Outbox
 from app.scaleout.registry import WorkerInfo, WorkerRegistry
 from app.scaleout.sweeper import Sweeper
@@ -116,7 +117,12 @@ def run_worker(
         http = httpx.Client()
         closers.append(http.close)
         context = GradingContext(
-            settings=settings, database=database, grader=grader, webhooks=outbox, metrics=metrics
+            settings=settings,
+            database=database,
+            grader=grader,
+            webhooks=outbox,
+            metrics=metrics,
+            on_done=DonePublisher(client, settings.redis_prefix),
         )
         holder, held = Tickets.holder(name), Held()
         register_tasks(

@@ -1,0 +1,69 @@
+"""Finished submissions, announced over Redis pub/sub: a worker publishes each id once its
+report is stored, and every API replica wakes the ?wait=true requests waiting on it
+(app.completions). Best effort by design: a waiter also re-reads the database every
+`Completions.poll_s`, so a lost announcement costs a fraction of a second, never a result."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+import redis
+from redis.client import PubSub
+
+log = logging.getLogger(__name__)
+
+
+def channel(prefix: str) -> str:
+    return f"{prefix}done"
+
+
+class DonePublisher:
+    def __init__(self, client: redis.Redis, prefix: str) -> None:
+        self._client = client
+        self._channel = channel(prefix)
+
+    def __call__(self, submission_id: str) -> None:
+        try:
+            self._client.publish(self._channel, submission_id)
+        except redis.RedisError:
+            log.warning("could not announce a finished submission; its waiters poll instead")
+
+
+class DoneListener:
+    """A thread that calls `notify(id)` for every announcement, reconnecting when Redis drops."""
+
+    def __init__(self, client: redis.Redis, prefix: str, notify: Callable[[str], None]) -> None:
+        self._client = client
+        self._channel = channel(prefix)
+        self._notify = notify
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="done-listener", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self._closed.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._closed.is_set():
+            try:
+                self._listen()
+            except redis.RedisError:
+                log.warning("lost the finished-submissions channel; reconnecting")
+                self._closed.wait(1.0)
+
+    def _listen(self) -> None:
+        pubsub: PubSub = self._client.pubsub(  # type: ignore[no-untyped-call]  # untyped upstream
+            ignore_subscribe_messages=True
+        )
+        with pubsub:
+            pubsub.subscribe(self._channel)
+            while not self._closed.is_set():
+                message = pubsub.get_message(timeout=1.0)
+                if message is not None and message["type"] == "message":
+                    data = message["data"]
+                    self._notify(data.decode() if isinstance(data, bytes) else str(data))
