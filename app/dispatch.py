@@ -3,8 +3,9 @@
     Dispatcher (protocol)
     ├── EmbeddedDispatcher   a bounded pool of threads in this process, one Grader over warm
     │                        sandboxes (the embedded default: AUTOGRADER_BROKER_URL unset)
-    └── (scale-out)          Celery on Redis: `submit` sends a task that runs
-                             `app.grading.grade_submission(id, context)` in `autograder worker`
+    └── CeleryDispatcher     scale-out (app.scaleout.dispatcher): `submit` sends a task that
+                             runs `app.grading.grade_submission(id, context)` in `autograder
+                             worker`; its depth and capacity are counted in the database
 
 The API stores (commits) a submission first and dispatches it second, so a dispatcher that
 loses work loses nothing: what is unfinished in the database is dispatched again.

@@ -10,7 +10,8 @@ Durability: a submission is claimable again when it is `queued`, or `running` fo
 `running_stale_after_s` (its grader died). Each claim counts an attempt; past `max_attempts` the
 submission is finished with an explicit error report instead of being graded again. So a
 submission is never lost and never stuck, provided someone dispatches unfinished work again:
-`unfinished_submissions()` finds it (the embedded service does that at start-up and periodically).
+`unfinished_submissions()` finds it (the embedded service does that at start-up and periodically;
+in scale-out, app.scaleout.sweeper does it for what no worker holds).
 """
 
 from __future__ import annotations

@@ -43,7 +43,8 @@ class Metrics:
         )
         self.queue_depth = Gauge(
             "autograder_queue_depth",
-            "Submissions accepted by this process's dispatcher and not yet finished.",
+            "Submissions accepted and not yet finished: this process's pool, or with a broker"
+            " the whole deployment's (counted in the database).",
             registry=self.registry,
         )
 

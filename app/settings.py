@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 from functools import lru_cache
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 
 from grader.settings import GraderSettings
 
@@ -84,6 +84,16 @@ class AppSettings(GraderSettings):
     log_level: str = "INFO"
     # One JSON object per line (for log collectors); False: plain text for a terminal.
     log_json: bool = True
+
+    @model_validator(mode="after")
+    def _backoff_within_visibility(self) -> AppSettings:
+        # A webhook retry waits in the broker as a delayed message; past the visibility timeout
+        # Redis would hand it out again and again (Celery's documented caveat).
+        if self.broker_url and self.webhook_backoff_max_s >= self.broker_visibility_timeout_s:
+            raise ValueError(
+                "webhook_backoff_max_s must be shorter than broker_visibility_timeout_s"
+            )
+        return self
 
     def sqlalchemy_url(self) -> str:
         if self.database_url:
