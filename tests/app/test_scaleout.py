@@ -30,6 +30,7 @@ from app.models import (
     utcnow,
 )
 from app.scaleout.broker import GRADE_TASK, GRADING_QUEUE, make_celery
+from app.scaleout.notify import DoneListener, DonePublisher
 from app.scaleout.outbox import Outbox
 from app.scaleout.ratelimit import RedisRateLimiter
 from app.scaleout.sweeper import Sweeper
@@ -401,3 +402,27 @@ def test_the_api_rate_limits_through_redis(
     assert int(limited.headers["Retry-After"]) >= 1
     with database.session() as session:
         assert len(session.scalars(select(Submission.id)).all()) == 2
+
+
+# --- finished submissions wake the API's waiters
+
+
+def test_a_worker_announcement_wakes_the_api(ns: RedisNamespace) -> None:
+    woken: list[str] = []
+    listener = DoneListener(ns.client, ns.prefix, woken.append)
+    listener.start()
+    try:
+        publish = DonePublisher(ns.client, ns.prefix)
+        deadline = time.monotonic() + 10
+        while not woken and time.monotonic() < deadline:  # until the subscription is live
+            publish("s1")
+            time.sleep(0.05)
+        assert woken[:1] == ["s1"]
+    finally:
+        listener.close()
+
+
+def test_a_webhook_backoff_must_fit_in_the_brokers_visibility_timeout(scaled: Any) -> None:
+    with pytest.raises(ValueError, match="visibility"):
+        scaled(webhook_backoff_max_s=600, broker_visibility_timeout_s=600)
+    assert scaled(broker_url=None, webhook_backoff_max_s=600, broker_visibility_timeout_s=600)
