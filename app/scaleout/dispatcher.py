@@ -57,7 +57,12 @@ class CeleryDispatcher:
 
     def resume(self, submission_ids: Sequence[str]) -> None:
         # Only what nobody holds: the rest is in the broker or in a live worker's hands.
-        resent = self._sweeper.recover(submission_ids)
+        try:
+            resent = self._sweeper.recover(submission_ids)
+        except redis.RedisError:
+            # Start anyway (and say not ready): the sweeper resends them once Redis answers.
+            log.exception("could not look for unfinished work nobody holds")
+            return
         if resent:
             log.warning("resumed %d unfinished submissions nobody held", len(resent))
 

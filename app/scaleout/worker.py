@@ -72,7 +72,6 @@ class Heartbeat:
         self._thread = threading.Thread(target=self._loop, name="heartbeat", daemon=True)
 
     def start(self) -> None:
-        self._beat()
         self._thread.start()
 
     def stop(self) -> None:
@@ -80,11 +79,13 @@ class Heartbeat:
         self._thread.join(timeout=5)
 
     def _loop(self) -> None:
-        while not self._stopped.wait(self._period_s):
+        while True:
             try:
                 self._beat()
             except Exception:  # Redis away: leases lapse, and the work is sent again; say so
                 log.exception("renewing this worker's leases failed")
+            if self._stopped.wait(self._period_s):
+                return
 
 
 def run_worker(
@@ -186,9 +187,19 @@ def _serve_metrics(
     if not settings.worker_metrics_port:
         log.info("metrics exporter off (AUTOGRADER_WORKER_METRICS_PORT=0)")
         return
-    server, _ = start_http_server(
-        settings.worker_metrics_port, settings.worker_metrics_host, registry=metrics.registry
-    )
+    try:
+        server, _ = start_http_server(
+            settings.worker_metrics_port, settings.worker_metrics_host, registry=metrics.registry
+        )
+    except OSError:
+        # Grading matters more than its metrics: go on, loudly (a health check on the
+        # exporter will say so too). Several workers on one host need a port each, or 0.
+        log.exception(
+            "no metrics exporter: %s:%d is not free (set AUTOGRADER_WORKER_METRICS_PORT)",
+            settings.worker_metrics_host,
+            settings.worker_metrics_port,
+        )
+        return
     closers.append(server.shutdown)
     log.info(
         "metrics on http://%s:%d/metrics",

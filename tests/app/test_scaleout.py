@@ -159,13 +159,15 @@ def test_the_api_sends_only_the_stored_id_and_issues_its_ticket(
 def test_a_broker_that_cannot_be_reached_keeps_the_submission_for_the_sweeper(
     make_client: ClientFactory, scaled: Any, database: Database
 ) -> None:
-    client = make_client(scaled(broker_url="redis://127.0.0.1:1/0"))
+    left = store(database, created_at=utcnow() - timedelta(minutes=1))  # to resume at start
+    client = make_client(scaled(broker_url="redis://127.0.0.1:1/0"))  # starts all the same
     readiness = client.get("/readyz")
     assert readiness.status_code == 503
     assert not {c["name"]: c["ok"] for c in readiness.json()["checks"]}["broker"]
     accepted = client.post("/v1/submissions", json={"exercise": SEED, "source": CORRECT})
     assert accepted.status_code == 202  # stored: durable, sent once the broker answers
     assert row(database, accepted.json()["id"]).status is SubmissionStatus.QUEUED
+    assert row(database, left).status is SubmissionStatus.QUEUED
 
 
 def test_a_broker_url_other_than_redis_is_refused(scaled: Any) -> None:
