@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install serve test lint typecheck pytest bench bench-http bench-load grade-example clean
+.PHONY: install serve test lint typecheck pytest deploy-check bench bench-http bench-load grade-example clean
 
 install: $(VENV)/.installed
 
@@ -29,6 +29,12 @@ typecheck: install
 
 pytest: install
 	$(BIN)/pytest
+
+## The deployment files without a Docker engine (also part of `pytest`): hadolint, ShellCheck and
+## the compose schema, then the image's install and start commands in a fresh venv, API and
+## worker on the local Redis and PostgreSQL as docker-compose.yml wires them.
+deploy-check: install
+	$(BIN)/pytest tests/deploy
 
 ## Latency of exercise 1 through the sandbox, against in-process and fresh-interpreter graders.
 bench: install
