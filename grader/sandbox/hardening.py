@@ -176,16 +176,30 @@ def _prctl(option: int, value: int) -> str | None:
     return None
 
 
+_PR_SET_DUMPABLE = 4
+
+
+def protect_supervisor() -> None:
+    """Make the grading process itself not dumpable, before it starts children.
+
+    It holds the secret, the references and the database URL. Where every slot shares the
+    service's uid (a container cannot switch uids) and Landlock is missing, a child could
+    otherwise read its /proc/<pid>/environ and /proc/<pid>/mem: not dumpable, those belong to
+    root. Costs nothing but attaching a debugger as the same uid.
+    """
+    _prctl(_PR_SET_DUMPABLE, 0)
+
+
 def _forbid_new_privileges() -> Layer:
     # No new privileges: no setuid binary or file capability can raise the child's rights, and
     # it is what lets an unprivileged process install Landlock and seccomp filters.
-    pr_set_no_new_privs, pr_set_dumpable = 38, 4
+    pr_set_no_new_privs = 38
     failure = _prctl(pr_set_no_new_privs, 1)
     if failure:
         return Layer("no_new_privs", False, failure)
     # Not dumpable: a process with the same uid (another slot, where every slot shares the
     # service's uid) can neither ptrace it nor read its /proc/<pid>/mem.
-    _prctl(pr_set_dumpable, 0)
+    _prctl(_PR_SET_DUMPABLE, 0)
     return Layer("no_new_privs", True, "no new privileges, not dumpable")
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from grader.errors import SandboxUnavailable
-from grader.sandbox.hardening import make_scratch, slot_uid
+from grader.sandbox.hardening import make_scratch, protect_supervisor, slot_uid
 from grader.sandbox.interface import Layer
 from grader.sandbox.job import Execution, Job, Termination
 from grader.sandbox.protocol import (
@@ -302,6 +302,7 @@ class _Zygote:
 
     @classmethod
     def start(cls, root: str, uid_base: int, preload: Sequence[str]) -> _Zygote:
+        protect_supervisor()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         process = _start_python(
             "serve",

@@ -6,6 +6,7 @@ loop or an oversized allocation through `ForkServerSandbox` with its limits on, 
 
 from __future__ import annotations
 
+import ctypes
 import os
 import platform
 import signal
@@ -241,6 +242,14 @@ def test_the_warm_process_holds_no_secret_and_one_thread(sandbox: ForkServerSand
     assert b"do-not-leak" not in environment
     # Forking a process with several threads would leave the child's copies of them dead.
     assert len(list(Path(f"/proc/{pid}/task").iterdir())) == 1
+
+
+@pytest.mark.slow
+def test_the_supervising_process_is_not_dumpable(sandbox: ForkServerSandbox) -> None:
+    """It holds the secret: a same-uid child must not read its /proc/<pid>/environ or memory."""
+    sandbox.layers()  # starts the warm process, which protects its supervisor first
+    pr_get_dumpable = 3
+    assert ctypes.CDLL(None).prctl(pr_get_dumpable, 0, 0, 0, 0) == 0
 
 
 @pytest.mark.slow
