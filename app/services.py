@@ -44,8 +44,9 @@ class ConfigurationError(Exception):
 
 
 def fork_server_sandbox(settings: AppSettings) -> Sandbox:
-    """The real sandbox: warm forked processes, one per slot."""
-    return ForkServerSandbox(slots=settings.sandbox_slots)
+    """The real sandbox: warm forked processes, one per slot, preloading what exercises allow."""
+    catalog = Catalog.from_folder(settings.exercises_dir)
+    return ForkServerSandbox(slots=settings.sandbox_slots, preload=catalog.allowed_imports())
 
 
 @dataclass

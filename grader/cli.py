@@ -69,7 +69,7 @@ def _grade(args: argparse.Namespace, settings: GraderSettings) -> int:
         return EXIT_USAGE
     catalog = Catalog.from_folder(settings.exercises_dir)
     catalog.get(args.slug)  # an unknown slug is a usage error before any process starts
-    sandbox = ForkServerSandbox(slots=1)
+    sandbox = ForkServerSandbox(slots=1, preload=catalog.allowed_imports())
     try:
         report = Grader(catalog, sandbox, settings.hidden_test_secret()).grade(args.slug, source)
     finally:
@@ -118,7 +118,7 @@ def _exercises(args: argparse.Namespace, settings: GraderSettings) -> int:
 def _doctor(args: argparse.Namespace, settings: GraderSettings) -> int:
     catalog = Catalog.from_folder(settings.exercises_dir)
     print(f"exercises: {len(catalog.slugs())} valid in {settings.exercises_dir}")
-    sandbox = ForkServerSandbox(slots=1)
+    sandbox = ForkServerSandbox(slots=1, preload=catalog.allowed_imports())
     try:
         for layer in sandbox.layers():
             state = "active  " if layer.active else "INACTIVE"

@@ -48,11 +48,10 @@ from app.scaleout.registry import WorkerInfo, WorkerRegistry
 from app.scaleout.sweeper import Sweeper
 from app.scaleout.tasks import Held, register_tasks
 from app.scaleout.tickets import Tickets
+from app.services import SandboxFactory, fork_server_sandbox
 from app.settings import AppSettings
 from grader.catalog import Catalog
 from grader.runner import Grader
-from grader.sandbox.interface import Sandbox
-from grader.sandbox.process import ForkServerSandbox
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +91,7 @@ def run_worker(
     settings: AppSettings,
     *,
     name: str | None = None,
-    sandbox_factory: Callable[[int], Sandbox] = lambda slots: ForkServerSandbox(slots=slots),
+    sandbox_factory: SandboxFactory = fork_server_sandbox,
 ) -> int:
     """Run until Celery's shutdown; returns the worker's exit code."""
     assert settings.broker_url is not None
@@ -168,10 +167,10 @@ def run_worker(
 
 def _warm_grader(
     settings: AppSettings,
-    sandbox_factory: Callable[[int], Sandbox],
+    sandbox_factory: SandboxFactory,
     closers: list[Callable[[], None]],
 ) -> Grader:
-    sandbox = sandbox_factory(settings.sandbox_slots)
+    sandbox = sandbox_factory(settings)
     closers.append(sandbox.close)
     grader = Grader(
         Catalog.from_folder(settings.exercises_dir), sandbox, settings.hidden_test_secret()

@@ -5,6 +5,7 @@ from pydantic import ValidationError
 
 from grader.catalog import Catalog
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
+from grader.settings import GraderSettings
 from grader.spec import ExerciseSpec, load_exercise
 
 MINIMAL = {
@@ -60,3 +61,13 @@ def test_a_broken_folder_names_itself(tmp_path: Path) -> None:
 def test_unknown_slugs_list_the_known_ones() -> None:
     with pytest.raises(UnknownExerciseError, match="known: none"):
         Catalog([]).get("nope")
+
+
+def test_the_catalog_knows_every_module_an_exercise_allows() -> None:
+    """The warm process preloads exactly these: a confined child can import nothing more."""
+    catalog = Catalog.from_folder(GraderSettings().exercises_dir)
+    imports = catalog.allowed_imports()
+    assert list(imports) == sorted(set(imports))
+    for exercise in catalog:
+        assert set(exercise.spec.allowed_imports) <= set(imports)
+    assert {"numpy", "torch.nn"} <= set(imports)
