@@ -5,14 +5,18 @@ autograder worker [--slots N] [--name W] run a grading worker of the scale-out p
                                          takes jobs from AUTOGRADER_BROKER_URL (redis://)
                                          and grades into AUTOGRADER_DATABASE_URL
 autograder keys create [--name N]        make an API key; printed once, stored hashed
+autograder submit SLUG FILE [--url U]    grade FILE on a running service (the notebook client's
+                                         path; exit codes as `grade`)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import uvicorn
 
@@ -57,6 +61,13 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
     )
     worker.add_argument("--name", help="this worker's name (default autograder-PID@HOST)")
     worker.set_defaults(handler=_worker)
+
+    submit = commands.add_parser("submit", help="grade a file on a running service")
+    submit.add_argument("slug", metavar="SLUG", help="the exercise")
+    submit.add_argument("file", metavar="FILE", type=Path, help="the submission's Python source")
+    submit.add_argument("--url", help="the service (default AUTOGRADER_URL, else 127.0.0.1:8000)")
+    submit.add_argument("--json", action="store_true", help="print the submission as JSON")
+    submit.set_defaults(handler=_submit)
 
 
 def _app_settings(args: argparse.Namespace) -> AppSettings:
@@ -128,6 +139,26 @@ def _worker(args: argparse.Namespace, _engine: GraderSettings) -> int:
         settings.sandbox_slots,
     )
     return run_worker(settings, name=args.name)
+
+
+def _submit(args: argparse.Namespace, _engine: GraderSettings) -> int:
+    """The API key comes from AUTOGRADER_API_KEY only: a key on the command line is kept in
+    shell history."""
+    # Imported here: the client is its own distribution (client/), installed by `make install`
+    # but not in the service's image, which must start without it.
+    try:
+        from autograder_client import Client, SubmissionError  # noqa: PLC0415
+    except ImportError:
+        print("autograder: `submit` needs the client: pip install ./client", file=sys.stderr)
+        return engine_cli.EXIT_USAGE
+    try:
+        with Client(args.url) as client:
+            result = client.submit(args.slug, args.file)
+    except SubmissionError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return engine_cli.EXIT_USAGE
+    print(json.dumps(result.submission, indent=2) if args.json else result, end="\n")
+    return engine_cli.EXIT_OK if result.passed else engine_cli.EXIT_FAILED
 
 
 def _keys_create(args: argparse.Namespace, _engine: GraderSettings) -> int:

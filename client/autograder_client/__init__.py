@@ -1,0 +1,20 @@
+"""Submit an exercise to the autograder from a notebook or a script; only httpx is needed.
+
+In a notebook: `submit("multi-headed-self-attention", MultiHeadedSelfAttention)` shows the report.
+"""
+
+from autograder_client.client import Client, submit
+from autograder_client.errors import SubmissionError
+from autograder_client.render import render_html, render_text
+from autograder_client.result import Result
+from autograder_client.source import source_of
+
+__all__ = [
+    "Client",
+    "Result",
+    "SubmissionError",
+    "render_html",
+    "render_text",
+    "source_of",
+    "submit",
+]

@@ -1,0 +1,150 @@
+"""A report (the server's JSON) for people: plain text for a terminal, HTML for Jupyter.
+
+The text mirrors the grader's own text report (grader/render.py) line for line, so a student
+reads the same words from `autograder grade`, `autograder submit` and a notebook; the client
+cannot import it, since the grader needs torch. The HTML shows the same facts as a table. Every
+string in a report may be student-controlled (a test's printed output, a message quoting it), so
+each is escaped.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+Report = dict[str, Any]
+
+_MARKS = {
+    "passed": "PASS",
+    "failed": "FAIL",
+    "error": "ERR ",
+    "timeout": "TIME",
+    "resource_limit": "LIM ",
+    "rejected": "REJ ",
+}
+_PROPERTY_MARKS = {"passed": "ok", "failed": "VIOLATED"}
+
+
+def render_text(report: Report) -> str:
+    tests: list[dict[str, Any]] = report.get("tests", [])
+    lines = [f"{report['exercise']}: {report['status'].upper()}. {report.get('message', '')}", ""]
+    width = max((len(test["name"]) for test in tests), default=0)
+    for test in tests:
+        lines.extend(_test_lines(test, width))
+    if report.get("diagnosis"):
+        lines += ["", "Diagnosis:"]
+        for finding in report["diagnosis"]:
+            lines.append(f"  - {finding['message']}{_where(finding)}{_tests_of(finding)}")
+    if report.get("properties"):
+        lines += ["", "Properties:"]
+        for check in report["properties"]:
+            mark = _PROPERTY_MARKS.get(check["status"], "skipped")
+            lines.append(f"  - {check['name']}: {mark}: {check['message']}")
+    return "\n".join(lines) + "\n"
+
+
+def _test_lines(test: dict[str, Any], width: int) -> list[str]:
+    mark = _MARKS.get(test["status"], "????")
+    head = f"  {mark}  {test['name']:<{width}}  {test['visibility']:<7}  {_points(test)}"
+    lines = [head]
+    if test["status"] != "passed":
+        lines.append(f"        {test['message']}")
+    if test.get("stdout"):
+        printed = test["stdout"].rstrip("\n").replace("\n", "\n        | ")
+        lines.append(f"        printed:\n        | {printed}")
+    return lines
+
+
+def _points(test: dict[str, Any]) -> str:
+    return f"{test['score']:g}/{test['max_score']:g}"
+
+
+def _where(finding: dict[str, Any]) -> str:
+    return f" (line {finding['line']})" if finding.get("line") else ""
+
+
+def _tests_of(finding: dict[str, Any]) -> str:
+    return f" [tests: {', '.join(finding['tests'])}]" if finding.get("tests") else ""
+
+
+_STYLE = (
+    "<style>"
+    ".ag-report table{border-collapse:collapse;margin:.5em 0}"
+    ".ag-report th,.ag-report td{border:1px solid #ccc;padding:.25em .5em;text-align:left;"
+    "vertical-align:top}"
+    ".ag-report .ag-passed{color:#137333}.ag-report .ag-bad{color:#b3261e}"
+    ".ag-report pre{margin:.25em 0;white-space:pre-wrap}"
+    "</style>"
+)
+
+
+def render_html(report: Report) -> str:
+    status = report["status"]
+    score = f"{report['score']:g}/{report['max_score']:g}"
+    parts = [
+        _STYLE,
+        '<div class="ag-report">',
+        f"<p><strong>{escape(report['exercise'])}</strong>: "
+        f'<strong class="{_css(status)}">{escape(status.upper())}</strong> ({escape(score)}). '
+        f"{escape(report.get('message', ''))}</p>",
+        "<table><thead><tr><th>status</th><th>test</th><th>visibility</th><th>points</th>"
+        "<th>details</th></tr></thead><tbody>",
+        *(_test_row(test) for test in report.get("tests", [])),
+        "</tbody></table>",
+    ]
+    if report.get("diagnosis"):
+        parts.append("<p><strong>Diagnosis</strong></p><ul>")
+        for finding in report["diagnosis"]:
+            parts.append(
+                f"<li>{escape(finding['message'])}{escape(_where(finding))}"
+                f"{escape(_tests_of(finding))}</li>"
+            )
+        parts.append("</ul>")
+    if report.get("properties"):
+        parts.append("<p><strong>Properties</strong></p><ul>")
+        for check in report["properties"]:
+            mark = _PROPERTY_MARKS.get(check["status"], "skipped")
+            parts.append(
+                f"<li>{escape(check['name'])}: {escape(mark)}: {escape(check['message'])}</li>"
+            )
+        parts.append("</ul>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _test_row(test: dict[str, Any]) -> str:
+    status = test["status"]
+    cells = [
+        f'<td class="{_css(status)}">{escape(status)}</td>',
+        f"<td>{escape(test['name'])}</td>",
+        f"<td>{escape(test['visibility'])}</td>",
+        f"<td>{escape(_points(test))}</td>",
+        f"<td>{_details(test)}</td>",
+    ]
+    return f"<tr>{''.join(cells)}</tr>"
+
+
+def _details(test: dict[str, Any]) -> str:
+    """Hidden tests arrive already reduced to pass/fail; visible ones may carry a mismatch."""
+    if test["status"] == "passed" and not test.get("stdout"):
+        return ""
+    details = [] if test["status"] == "passed" else [escape(test["message"])]
+    mismatch = test.get("first_mismatch")
+    if mismatch:
+        index = ", ".join(str(i) for i in mismatch["index"])
+        details.append(
+            f"<table><tr><th>index</th><th>expected</th><th>actual</th></tr>"
+            f"<tr><td>[{escape(index)}]</td><td>{_number(mismatch['expected'])}</td>"
+            f"<td>{_number(mismatch['actual'])}</td></tr></table>"
+        )
+    if test.get("stdout"):
+        details.append(f"printed:<pre>{escape(test['stdout'])}</pre>")
+    return "<br>".join(details)
+
+
+def _number(value: object) -> str:
+    return f"{value:.6g}" if isinstance(value, (int, float)) else escape(str(value))
+
+
+def _css(status: str) -> str:
+    return "ag-passed" if status == "passed" else "ag-bad"

@@ -1,0 +1,65 @@
+"""The real service for the client's tests: `autograder serve` on a free loopback port, with its
+data in a temporary folder, and the sample submissions the other suites grade."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+AUTOGRADER = str(Path(sys.executable).with_name("autograder"))
+SEED = "multi-headed-self-attention"
+SUBMISSIONS = Path(__file__).parents[1] / "submissions" / SEED
+CORRECT = SUBMISSIONS / "correct.py"
+MISSING_SCALING = SUBMISSIONS / "missing_scaling.py"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serve(data_dir: Path) -> Iterator[str]:
+    """Start the service and yield its URL once /readyz says ready; stop it afterwards."""
+    url = f"http://127.0.0.1:{free_port()}"
+    env = {**os.environ, "AUTOGRADER_DATA_DIR": str(data_dir), "AUTOGRADER_SECRET": "client"}
+    with (data_dir / "serve.log").open("w") as log:
+        process = subprocess.Popen(
+            [AUTOGRADER, "serve", "--port", url.rsplit(":", 1)[1]],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            _wait_ready(url, process, data_dir / "serve.log")
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 120
+    while True:
+        assert process.poll() is None, log.read_text()
+        try:
+            if httpx.get(f"{url}/readyz", timeout=5).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)

@@ -1,0 +1,86 @@
+"""The client's rendering: its text is the grader's own text report, word for word, and its HTML
+shows the same facts with every student-controlled string escaped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder_client import render_html, render_text
+
+from grader.render import render_text as grader_render_text
+from grader.report import Report
+
+SCRIPT = "<script>alert('x')</script>"
+REPORT: dict[str, Any] = {
+    "exercise": "multi-headed-self-attention",
+    "status": "failed",
+    "score": 1.0,
+    "max_score": 3.0,
+    "message": "1 of 3 tests passed (1/3 points)",
+    "tests": [
+        {
+            "name": "batch 1, 2 heads",
+            "visibility": "visible",
+            "status": "passed",
+            "score": 1.0,
+            "max_score": 1.0,
+            "message": "all outputs match to 4 decimals",
+        },
+        {
+            "name": "16 heads",
+            "visibility": "visible",
+            "status": "failed",
+            "score": 0.0,
+            "max_score": 1.0,
+            "message": "`output` differs in 12 of 64 values (max abs error 0.031); first at "
+            "index [0, 2, 1]: expected 0.1234, got 0.1534",
+            "max_abs_error": 0.031,
+            "mismatch_count": 12,
+            "first_mismatch": {"index": [0, 2, 1], "expected": 0.1234, "actual": 0.1534},
+            "stdout": f"shape torch.Size([3, 7, 64])\n{SCRIPT}\n",
+        },
+        {
+            "name": "one head",
+            "visibility": "hidden",
+            "status": "timeout",
+            "score": 0.0,
+            "max_score": 1.0,
+            "message": "hidden test: timeout",
+        },
+    ],
+    "diagnosis": [
+        {
+            "code": "missing-scaling",
+            "message": "Your output matches attention without the 1/sqrt(d) scaling.",
+            "tests": ["16 heads"],
+            "line": 12,
+        }
+    ],
+    "properties": [
+        {"name": "causal", "status": "passed", "message": "holds on 5 visible tests"},
+        {"name": "batch_independent", "status": "skipped", "message": "not checked"},
+    ],
+}
+
+
+def test_text_is_the_grader_s_own_report() -> None:
+    assert render_text(REPORT) == grader_render_text(Report.model_validate(REPORT))
+
+
+def test_html_shows_the_table_the_mismatch_and_the_diagnosis() -> None:
+    html = render_html(REPORT)
+    assert html.count("<tr>") >= 4  # header, three tests (plus the mismatch's own table)
+    assert "<td>[0, 2, 1]</td><td>0.1234</td><td>0.1534</td>" in html
+    assert "without the 1/sqrt(d) scaling. (line 12) [tests: 16 heads]" in html
+    assert "hidden test: timeout" in html
+    assert "causal: ok: holds on 5 visible tests" in html
+
+
+def test_html_escapes_what_a_student_controls() -> None:
+    report = {
+        **REPORT,
+        "tests": [{**test, "name": f"{test['name']} {SCRIPT}"} for test in REPORT["tests"]],
+    }
+    html = render_html(report)
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
