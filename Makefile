@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 .PHONY: install serve test lint typecheck pytest deploy-check bench bench-http bench-load grade-example clean
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed app/ui/static/dist/page.js
 
 $(VENV)/.installed: pyproject.toml client/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +13,10 @@ $(VENV)/.installed: pyproject.toml client/pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	$(BIN)/python -m pip install --quiet -e ./client
 	touch $@
+
+## The exercise page's scripts and styles (web/): packages from the lock file, bundled by esbuild.
+app/ui/static/dist/page.js: web/package-lock.json web/build.mjs $(wildcard web/src/*)
+	cd web && npm ci --no-audit --no-fund && npm run build
 
 ## The service on its embedded defaults: SQLite in ./var, grading in its own sandbox pool.
 serve: install
@@ -54,4 +58,4 @@ grade-example: install
 	$(BIN)/autograder grade multi-headed-self-attention tests/submissions/multi-headed-self-attention/correct.py
 
 clean:
-	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache web/node_modules app/ui/static/dist

@@ -20,6 +20,7 @@ from app.health.router import router as health_router
 from app.services import SandboxFactory, build_services, fork_server_sandbox
 from app.settings import AppSettings, get_settings
 from app.submissions.router import router as submissions_router
+from app.ui import router as ui
 from grader.runner import Grader
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ def create_app(
     v1.include_router(submissions_router)
     app.include_router(v1)
     app.include_router(health_router)
+    ui.install(app)
     _document_problem_schema(app)
     return app
 

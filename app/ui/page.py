@@ -1,0 +1,107 @@
+"""The HTML of the exercise page and of its 404, built here and nowhere else.
+
+The page is server-rendered around three islands that the bundled script (web/src, built into
+`DIST`) brings to life: the editor, the report and the history. Every island has its room
+reserved by the stylesheet before the script runs, so nothing moves when it does. The exercise's
+starter travels in a JSON script element, escaped so no `</script>` in it can close the element.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+
+from app.ui import statement
+from grader.spec import Exercise
+
+# Where `npm run build` in web/ writes the bundle (git-ignored), and the URL it is served under.
+DIST = Path(__file__).parent / "static" / "dist"
+ASSETS_URL = "/ui/assets"
+BUILD_HINT = "make install (or: cd web && npm ci && npm run build)"
+
+
+def assets_built() -> bool:
+    return (DIST / "page.js").is_file() and (DIST / "page.css").is_file()
+
+
+def _document(title: str, body: str, *, built: bool) -> str:
+    head_assets = (
+        f'<link rel="stylesheet" href="{ASSETS_URL}/page.css">'
+        f'<script type="module" src="{ASSETS_URL}/page.js"></script>'
+        if built
+        else ""
+    )
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)} · autograder</title>
+<link rel="icon" href="data:,">
+{head_assets}
+</head>
+<body>
+{body}
+</body>
+</html>
+"""
+
+
+def _not_built_notice() -> str:
+    return (
+        '<div class="notice" role="alert"><strong>The page\'s scripts are not built.</strong> '
+        "The statement is below, but the editor and the Submit button need the front-end "
+        f"bundle: run <code>{escape(BUILD_HINT)}</code> in the repository, then reload.</div>"
+    )
+
+
+def exercise_page(exercise: Exercise) -> str:
+    spec = exercise.spec
+    built = assets_built()
+    data = json.dumps(
+        {"slug": spec.slug, "starter": exercise.starter, "maxScore": spec.max_score}
+    ).replace("<", "\\u003c")
+    body = f"""<a class="skip-link" href="#solution">Skip to the editor</a>
+{"" if built else _not_built_notice()}
+<main class="layout">
+<article class="statement" aria-label="Statement">
+{statement.render(exercise.statement)}
+</article>
+<section class="workspace" id="solution" aria-labelledby="solution-heading" tabindex="-1">
+<h2 id="solution-heading">Your solution</h2>
+<p class="hint" id="editor-hint">Python, {escape(spec.framework.value)}; define
+<code>{escape(spec.entry_point)}</code>. Your draft is kept in this browser.
+Press <kbd>Esc</kbd> then <kbd>Tab</kbd> to leave the editor.</p>
+<div id="editor" class="editor" data-label="Code editor: your solution"></div>
+<div class="actions">
+<button type="button" id="submit" class="primary" disabled>Submit</button>
+<button type="button" id="reset">Reset to the starter</button>
+<p id="status" class="status" role="status" aria-live="polite"></p>
+</div>
+<section class="report" aria-labelledby="report-heading">
+<h2 id="report-heading">Report</h2>
+<div id="report" tabindex="-1"><p class="placeholder">Submit your solution to see how it
+does on the {len(spec.tests)} tests ({spec.max_score:g} points).</p></div>
+</section>
+<section class="history" aria-labelledby="history-heading">
+<h2 id="history-heading">Past submissions</h2>
+<p><label for="student-id">Student id</label>
+<input id="student-id" name="student-id" autocomplete="off" spellcheck="false"></p>
+<ol id="history" class="history-list"></ol>
+</section>
+</section>
+</main>
+<script type="application/json" id="exercise-data">{data}</script>"""
+    return _document(spec.title, body, built=built)
+
+
+def not_found_page(slug: str) -> str:
+    body = f"""<main class="layout single">
+<article class="statement">
+<h1>No such exercise</h1>
+<p>There is no exercise called <code>{escape(slug)}</code>. Check the link you followed, or ask
+your instructor for the right one.</p>
+</article>
+</main>"""
+    return _document("No such exercise", body, built=assets_built())

@@ -1,0 +1,36 @@
+"""/exercises/{slug}: the page where a student reads an exercise, writes and submits a solution.
+
+Public like the statement it shows; the API calls the page makes go through /v1 and its auth.
+The page may be framed by any site (an LMS embeds it), so it sends `frame-ancestors *` and no
+X-Frame-Options.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, FastAPI
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+from app.deps import CatalogDep
+from app.ui import page
+from grader.errors import UnknownExerciseError
+
+router = APIRouter(tags=["ui"], include_in_schema=False)
+
+FRAMEABLE = {"Content-Security-Policy": "frame-ancestors *"}
+
+
+@router.get("/exercises/{slug}", response_class=HTMLResponse)
+def exercise_page(slug: str, catalog: CatalogDep) -> HTMLResponse:
+    try:
+        exercise = catalog.get(slug)
+    except UnknownExerciseError:
+        return HTMLResponse(page.not_found_page(slug), status_code=404, headers=FRAMEABLE)
+    return HTMLResponse(page.exercise_page(exercise), headers=FRAMEABLE)
+
+
+def install(app: FastAPI) -> None:
+    """The page, and the bundle it loads: absent until built, which the page itself explains
+    (hence check_dir=False)."""
+    app.include_router(router)
+    app.mount(page.ASSETS_URL, StaticFiles(directory=page.DIST, check_dir=False), name="ui")

@@ -1,0 +1,193 @@
+"""The exercise page as a person uses it: Debian's Chromium, headless, driven by Playwright, on
+the real server (`autograder serve`, real sandbox). Type a correct and a wrong solution, submit,
+read the report and the history; then on a phone-sized screen and inside an iframe. Screenshots
+land in var/screenshots for a person to look at."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from app_support import ROOT, SEED
+from test_server import free_port, server
+
+from app.ui import page as ui_page
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "var" / "screenshots"
+SUBMISSIONS = ROOT / "tests" / "submissions" / SEED
+CORRECT = (SUBMISSIONS / "correct.py").read_text()
+WRONG = (SUBMISSIONS / "missing_scaling.py").read_text()
+
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"{CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium)",
+        allow_module_level=True,
+    )
+if not ui_page.assets_built():
+    pytest.skip(
+        f"the page's bundle is not built: run `{ui_page.BUILD_HINT}`", allow_module_level=True
+    )
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    with server(tmp_path_factory.mktemp("serve"), port):
+        yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield browser
+        browser.close()
+
+
+def open_page(page: Page, url: str) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    assert errors == []
+
+
+def type_solution(page: Page, source: str) -> None:
+    page.locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(source)
+
+
+def submit(page: Page) -> None:
+    page.locator("#submit").click()
+    expect(page.locator("#status")).to_contain_text("Graded", timeout=60_000)
+
+
+def test_a_student_solves_the_seed_exercise(browser: Browser, base_url: str) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    open_page(page, f"{base_url}/exercises/{SEED}")
+    expect(page.locator("h1")).to_have_text("Multi-Headed Self-Attention")
+    expect(page.locator(".cm-content")).to_contain_text("class MultiHeadedSelfAttention")
+
+    # Keyboard first: the skip link, then the editor it leads to.
+    page.keyboard.press("Tab")
+    expect(page.locator(".skip-link")).to_be_focused()
+
+    type_solution(page, CORRECT)
+    submit(page)
+    report = page.locator("#report")
+    expect(report.locator(".verdict")).to_contain_text("All tests passed")
+    expect(report.locator(".verdict")).to_contain_text("10 of 10 tests passed")
+    expect(report.locator("tbody tr.failed")).to_have_count(0)
+    page.screenshot(path=SHOTS / "desktop-passed.png", full_page=True)
+
+    type_solution(page, WRONG)
+    submit(page)
+    expect(report.locator(".verdict")).to_contain_text("Some tests failed")
+    expect(report.locator(".diagnosis")).to_contain_text("without the 1/sqrt(d) scaling")
+    first = report.locator("tbody tr", has_text="batch 1, 2 heads")
+    expect(first.locator(".badge")).to_have_text("wrong output")
+    compare = first.locator("table.compare")
+    expect(compare.locator("th")).to_have_text(["Expected", "Your output"])
+    expect(compare.locator("caption")).to_contain_text("First mismatch, at index [")
+    expect(first.locator(".facts")).to_contain_text("max abs error")
+    hidden = report.locator("tbody tr", has=page.locator(".tag", has_text="hidden"))
+    expect(hidden.first).to_contain_text("hidden test: pass or fail only")
+    expect(hidden.locator("table.compare")).to_have_count(0)
+    page.screenshot(path=SHOTS / "desktop-missing-scaling.png", full_page=True)
+
+    # Past submissions, newest first; opening one shows its report again.
+    history = page.locator("#history li")
+    expect(history).to_have_count(2)
+    expect(history.nth(0)).to_contain_text("failed, 1 / 10")
+    expect(history.nth(1)).to_contain_text("passed, 10 / 10")
+    history.nth(1).locator("button").click()
+    expect(report.locator(".verdict")).to_contain_text("All tests passed")
+
+    # The draft survives a reload.
+    page.wait_for_timeout(500)
+    page.reload()
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    expect(page.locator(".cm-content")).to_contain_text("scores = q @ torch.transpose(k, 1, 2)")
+    expect(page.locator("#history li")).to_have_count(2)
+    page.close()
+
+
+def test_the_page_works_on_a_phone(browser: Browser, base_url: str) -> None:
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    page = context.new_page()
+    open_page(page, f"{base_url}/exercises/{SEED}")
+    type_solution(page, WRONG)
+    submit(page)
+    expect(page.locator("#report .diagnosis")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=SHOTS / "phone-missing-scaling.png", full_page=True)
+    page.evaluate("document.getElementById('report-heading').scrollIntoView()")
+    page.screenshot(path=SHOTS / "phone-report.png")
+    context.close()
+
+
+@contextmanager
+def course_page(html: str) -> Iterator[str]:
+    """A page of another origin (an LMS's course page) on loopback: Chromium lets only a local
+    page frame a local address."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = html.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://localhost:{httpd.server_address[1]}/course"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_the_page_works_inside_an_iframe(browser: Browser, base_url: str) -> None:
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    iframe = (
+        f'<h1>Course</h1><iframe src="{base_url}/exercises/{SEED}" title="exercise" '
+        'style="width:100%;height:780px"></iframe>'
+    )
+    with course_page(iframe) as lms:
+        page.goto(lms)
+        frame = page.frame_locator("iframe")
+        expect(frame.locator("body")).to_have_attribute("data-ready", "true")
+        frame.locator(".cm-content").click()
+        page.keyboard.press("Control+A")
+        page.keyboard.insert_text(CORRECT)
+        frame.locator("#submit").click()
+        expect(frame.locator("#report .verdict")).to_contain_text(
+            "All tests passed", timeout=60_000
+        )
+        page.screenshot(path=SHOTS / "iframe-passed.png")
+    page.close()

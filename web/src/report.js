@@ -1,0 +1,169 @@
+// The report, rendered for people: the verdict, the diagnosis in words, a row per test (hidden
+// tests as pass/fail only), and for a wrong output the expected and actual values side by side.
+// Built with DOM nodes, never innerHTML: messages and printed output are the student's text.
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  node.append(...children.filter((child) => child !== null && child !== undefined));
+  return node;
+}
+
+const VERDICTS = {
+  passed: "All tests passed",
+  failed: "Some tests failed",
+  rejected: "Your submission was refused before it ran",
+  error: "The grader failed on this submission (not your fault): please submit again",
+};
+
+const TEST_STATUS = {
+  passed: "passed",
+  failed: "wrong output",
+  error: "error",
+  timeout: "timed out",
+  resource_limit: "over a resource limit",
+  rejected: "refused",
+};
+
+// Messages quote code between backticks, as markdown does: shown as code, still as text nodes.
+function prose(text) {
+  return text.split("`").map((part, i) => (i % 2 ? h("code", {}, part) : part));
+}
+
+function number(x) {
+  return String(Number.parseFloat(x.toPrecision(6)));
+}
+
+function points(score, max) {
+  return `${number(score)} / ${number(max)}`;
+}
+
+function mismatch(test) {
+  const first = test.first_mismatch;
+  if (!first) return null;
+  const facts = [];
+  if (test.mismatch_count) facts.push(`${test.mismatch_count} values differ`);
+  if (test.max_abs_error !== null && test.max_abs_error !== undefined) {
+    facts.push(`max abs error ${test.max_abs_error.toPrecision(3)}`);
+  }
+  return h(
+    "div",
+    { class: "mismatch" },
+    h(
+      "table",
+      { class: "compare" },
+      h("caption", {}, `First mismatch, at index [${first.index.join(", ")}]`),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Expected"), h("th", { scope: "col" }, "Your output"))),
+      h("tbody", {}, h("tr", {}, h("td", {}, number(first.expected)), h("td", {}, number(first.actual)))),
+    ),
+    facts.length ? h("p", { class: "facts" }, facts.join(" · ")) : null,
+  );
+}
+
+function details(test) {
+  if (test.visibility === "hidden") {
+    return h("td", { "data-label": "Details" }, "hidden test: pass or fail only");
+  }
+  return h(
+    "td",
+    { "data-label": "Details" },
+    h("p", { class: "message" }, ...prose(test.message)),
+    mismatch(test),
+    test.stdout
+      ? h("details", { class: "stdout" }, h("summary", {}, "Printed output"), h("pre", {}, test.stdout))
+      : null,
+  );
+}
+
+function row(test) {
+  const hidden = test.visibility === "hidden";
+  const passed = test.status === "passed";
+  const label = hidden ? (passed ? "passed" : "failed") : TEST_STATUS[test.status] || test.status;
+  return h(
+    "tr",
+    { class: passed ? "passed" : "failed" },
+    h("th", { scope: "row", "data-label": "Test" }, test.name, hidden ? h("span", { class: "tag" }, "hidden") : null),
+    h("td", { "data-label": "Result" }, h("span", { class: `badge ${passed ? "ok" : "bad"}` }, label)),
+    h("td", { "data-label": "Points", class: "num" }, points(test.score, test.max_score)),
+    details(test),
+  );
+}
+
+function diagnosis(findings) {
+  if (!findings.length) return null;
+  return h(
+    "section",
+    { class: "diagnosis", "aria-label": "Diagnosis" },
+    h("h3", {}, "What went wrong, most likely"),
+    h(
+      "ul",
+      {},
+      ...findings.map((finding) =>
+        h(
+          "li",
+          {},
+          h("p", {}, ...prose(finding.message)),
+          finding.tests.length ? h("p", { class: "facts" }, `Seen in: ${finding.tests.join("; ")}`) : null,
+        ),
+      ),
+    ),
+  );
+}
+
+function properties(checks) {
+  if (!checks.length) return null;
+  return h(
+    "section",
+    { class: "properties", "aria-label": "Properties" },
+    h("h3", {}, "Properties checked"),
+    h("ul", {}, ...checks.map((check) => h("li", {}, h("strong", {}, check.name.replaceAll("_", " ")), `: ${check.status}, ${check.message}`))),
+  );
+}
+
+export function renderReport(container, report) {
+  const passed = report.status === "passed";
+  container.replaceChildren(
+    h(
+      "div",
+      { class: `verdict ${passed ? "ok" : "bad"}` },
+      h("p", { class: "headline" }, VERDICTS[report.status] || report.status),
+      report.message ? h("p", { class: "message" }, ...prose(report.message)) : null,
+    ),
+    diagnosis(report.diagnosis),
+    report.tests.length
+      ? h(
+          "table",
+          { class: "tests" },
+          h("caption", {}, "Tests"),
+          h(
+            "thead",
+            {},
+            h("tr", {}, ...["Test", "Result", "Points", "Details"].map((name) => h("th", { scope: "col" }, name))),
+          ),
+          h("tbody", {}, ...report.tests.map(row)),
+        )
+      : null,
+    properties(report.properties),
+  );
+}
+
+export function renderMessage(container, text) {
+  container.replaceChildren(h("p", { class: "placeholder" }, text));
+}
+
+export function renderHistory(list, items, onOpen) {
+  if (!items.length) {
+    list.replaceChildren(h("li", { class: "placeholder" }, "No submissions yet."));
+    return;
+  }
+  list.replaceChildren(
+    ...items.map((item) => {
+      const when = new Date(item.created_at).toLocaleString();
+      const verdict =
+        item.status === "done" ? `${item.result}, ${points(item.score, item.max_score)}` : item.status;
+      const button = h("button", { type: "button", class: "link" }, `${when}: ${verdict}`);
+      button.addEventListener("click", () => onOpen(item.id));
+      return h("li", { class: item.result === "passed" ? "passed" : "failed" }, button);
+    }),
+  );
+}

@@ -1,0 +1,20 @@
+// localStorage, when the browser lets this page have it: a framed page may be refused storage
+// (third-party storage blocked), and then the page keeps working, forgetting on reload.
+
+const memory = new Map();
+
+export function load(key) {
+  try {
+    return window.localStorage.getItem(key);
+  } catch {
+    return memory.get(key) ?? null;
+  }
+}
+
+export function save(key, value) {
+  try {
+    window.localStorage.setItem(key, value);
+  } catch {
+    memory.set(key, value);
+  }
+}
