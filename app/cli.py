@@ -5,6 +5,7 @@ autograder worker [--slots N] [--name W] run a grading worker of the scale-out p
                                          takes jobs from AUTOGRADER_BROKER_URL (redis://)
                                          and grades into AUTOGRADER_DATABASE_URL
 autograder keys create [--name N]        make an API key; printed once, stored hashed
+autograder lti add-platform --issuer ... register an LMS (LTI 1.3) or update its registration
 autograder submit SLUG FILE [--url U]    grade FILE on a running service (the notebook client's
                                          path; exit codes as `grade`)
 """
@@ -23,6 +24,7 @@ import uvicorn
 from app import logs
 from app.db import Database
 from app.keys import create_key
+from app.lti.registrations import add_platform
 from app.main import create_app
 from app.scaleout.broker import is_redis_url
 from app.scaleout.worker import run_worker
@@ -61,6 +63,21 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
     )
     worker.add_argument("--name", help="this worker's name (default autograder-PID@HOST)")
     worker.set_defaults(handler=_worker)
+
+    lti = commands.add_parser("lti", help="LTI 1.3: the LMS platforms that may launch the tool")
+    lti_commands = lti.add_subparsers(required=True, metavar="ACTION")
+    add = lti_commands.add_parser(
+        "add-platform", help="register a platform, or update the one with this issuer and client"
+    )
+    add.add_argument("--issuer", required=True, help="the platform's issuer (`iss`)")
+    add.add_argument("--client-id", required=True, help="the client id it gave the tool")
+    add.add_argument(
+        "--deployment-id", action="append", required=True, help="a deployment id (repeatable)"
+    )
+    add.add_argument("--auth-login-url", required=True, help="its OIDC authorization URL")
+    add.add_argument("--auth-token-url", required=True, help="its OAuth2 token URL")
+    add.add_argument("--key-set-url", required=True, help="its public keys (JWKS) URL")
+    add.set_defaults(handler=_lti_add_platform)
 
     submit = commands.add_parser("submit", help="grade a file on a running service")
     submit.add_argument("slug", metavar="SLUG", help="the exercise")
@@ -159,6 +176,31 @@ def _submit(args: argparse.Namespace, _engine: GraderSettings) -> int:
         return engine_cli.EXIT_USAGE
     print(json.dumps(result.submission, indent=2) if args.json else result, end="\n")
     return engine_cli.EXIT_OK if result.passed else engine_cli.EXIT_FAILED
+
+
+def _lti_add_platform(args: argparse.Namespace, _engine: GraderSettings) -> int:
+    settings = get_settings()
+    database = Database.from_url(settings.sqlalchemy_url())
+    try:
+        database.migrate()
+        with database.session() as session:
+            row = add_platform(
+                session,
+                args.issuer,
+                args.client_id,
+                args.deployment_id,
+                args.auth_login_url,
+                args.auth_token_url,
+                args.key_set_url,
+            )
+            platform_id, deployments = row.id, row.deployment_ids
+    finally:
+        database.close()
+    print(
+        f"platform {platform_id}: {args.issuer} (client {args.client_id}), deployments "
+        f"{', '.join(deployments)}"
+    )
+    return engine_cli.EXIT_OK
 
 
 def _keys_create(args: argparse.Namespace, _engine: GraderSettings) -> int:

@@ -27,6 +27,7 @@ from sqlalchemy import CursorResult, and_, or_, select, update
 
 from app.db import Database
 from app.logs import bound_submission
+from app.lti import passback as lti_passback
 from app.metrics import Metrics
 from app.models import (
     DeliveryStatus,
@@ -191,6 +192,7 @@ def _finish(database: Database, submission_id: str, report: Report) -> int | Non
         )
         if result.rowcount != 1:
             return None
+        lti_passback.mark_graded(session, submission_id, report)  # due with the report, durably
         callback_url = session.scalar(
             select(Submission.callback_url).where(Submission.id == submission_id)
         )

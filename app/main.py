@@ -17,6 +17,8 @@ from app import problems
 from app.deps import authenticate
 from app.exercises.router import router as exercises_router
 from app.health.router import router as health_router
+from app.lti import router as lti
+from app.lti.passback import ScoreSender
 from app.services import SandboxFactory, build_services, fork_server_sandbox
 from app.settings import AppSettings, get_settings
 from app.submissions.router import router as submissions_router
@@ -42,9 +44,12 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = build_services(settings, sandbox_factory=sandbox_factory, grader=grader)
         app.state.services = services
+        scores = ScoreSender(services.database, settings)  # LTI grade passback
+        scores.start()
         try:
             yield
         finally:
+            scores.close()
             services.close()
 
     app = FastAPI(
@@ -63,6 +68,7 @@ def create_app(
     v1.include_router(submissions_router)
     app.include_router(v1)
     app.include_router(health_router)
+    lti.install(app)
     ui.install(app)
     _document_problem_schema(app)
     return app

@@ -81,6 +81,17 @@ class AppSettings(GraderSettings):
     webhook_backoff_max_s: float = Field(default=300.0, gt=0)
     webhook_timeout_s: float = Field(default=10.0, gt=0)
 
+    # LTI 1.3 (app/lti). The tool's public base URL as the LMS reaches it (https://...); unset:
+    # taken from each request, which is right only when no proxy rewrites the scheme or host.
+    lti_public_url: str | None = Field(default=None, pattern=r"^https?://[^\s/]+(/[^\s]*)?$")
+    # How long the token that the exercise page gets from a launch stays good.
+    lti_session_ttl_s: int = Field(default=4 * 3600, ge=60)
+    # Grade passback: posts per score at most, the first backoff (doubled, capped at the
+    # webhook cap) and how often the sender looks for graded submissions to post.
+    lti_score_max_attempts: int = Field(default=8, ge=1, le=30)
+    lti_score_backoff_s: float = Field(default=2.0, gt=0)
+    lti_score_poll_s: float = Field(default=1.0, gt=0)
+
     log_level: str = "INFO"
     # One JSON object per line (for log collectors); False: plain text for a terminal.
     log_json: bool = True

@@ -6,6 +6,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
+import app.lti.models  # noqa: F401 (registers the LTI tables on Base)
 from app.db import create_db_engine
 from app.models import Base
 from app.settings import get_settings

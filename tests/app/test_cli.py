@@ -57,3 +57,27 @@ def test_the_engine_commands_keep_their_behaviour(tmp_path: Path) -> None:
     unknown = run("grade", "no-such-exercise", __file__, env=env)
     assert unknown.returncode == 2
     assert run("frobnicate", env=env).returncode == 2  # argparse's usage error
+
+
+def test_lti_add_platform_stores_a_registration_and_updates_it(tmp_path: Path) -> None:
+    env = {"AUTOGRADER_DATA_DIR": str(tmp_path)}
+    common = [
+        "lti",
+        "add-platform",
+        "--issuer",
+        "https://canvas.test",
+        "--client-id",
+        "10000000000001",
+        "--auth-login-url",
+        "https://canvas.test/api/lti/authorize_redirect",
+        "--auth-token-url",
+        "https://canvas.test/login/oauth2/token",
+        "--key-set-url",
+        "https://canvas.test/api/lti/security/jwks",
+    ]
+    first = run(*common, "--deployment-id", "1:abc", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "platform 1: https://canvas.test" in first.stdout
+    again = run(*common, "--deployment-id", "1:abc", "--deployment-id", "2:def", env=env)
+    assert again.returncode == 0, again.stderr
+    assert "platform 1:" in again.stdout and "1:abc, 2:def" in again.stdout

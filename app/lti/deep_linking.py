@@ -1,0 +1,85 @@
+"""Deep linking: an instructor picks an exercise from the catalog; the tool answers the platform
+with a signed LtiDeepLinkingResponse holding one ltiResourceLink: the launch URL, the exercise's
+slug as a custom parameter (it comes back in every launch of that link) and a line item, so the
+platform makes a gradebook column that the scores go to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pylti1p3.deep_link import DeepLink
+from pylti1p3.deep_link_resource import DeepLinkResource
+from pylti1p3.lineitem import LineItem
+
+from app.lti.keys import tool_key
+from app.lti.models import LtiPlatform
+from app.lti.pages import LaunchRefused
+from app.lti.registrations import to_registration
+from app.lti.sessions import DeepLinkContext, InvalidToken
+from app.services import Services
+from grader.errors import UnknownExerciseError
+
+SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+# Scores are posted with the report's own maximum; platforms scale them to the column's.
+LINE_ITEM_MAXIMUM = 100
+
+
+@dataclass(frozen=True)
+class Picker:
+    """The catalog to choose from and the signed context each choice posts back."""
+
+    slugs_and_titles: list[tuple[str, str]]
+    context: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    return_url: str
+    jwt: str
+
+
+def picker(services: Services, platform: LtiPlatform, body: dict[str, Any]) -> Picker:
+    settings = body.get(SETTINGS_CLAIM)
+    if not isinstance(settings, dict) or not settings.get("deep_link_return_url"):
+        raise LaunchRefused("Deep linking refused", "the request has no deep_link_return_url")
+    context = DeepLinkContext(platform.id, str(body.get(DEPLOYMENT_CLAIM, "")), settings)
+    return Picker(
+        [(exercise.spec.slug, exercise.spec.title) for exercise in services.catalog],
+        context.sign(services.settings),
+    )
+
+
+def answer(services: Services, context_token: str, slug: str, launch_url: str) -> Answer:
+    """The signed response that adds exercise `slug` to the instructor's course."""
+    try:
+        context = DeepLinkContext.verify(services.settings, context_token)
+    except InvalidToken as error:
+        raise LaunchRefused(
+            "Deep linking refused",
+            f"this choice is not valid any more ({error}); open the picker again from the LMS",
+        ) from None
+    try:
+        exercise = services.catalog.get(slug)
+    except UnknownExerciseError:
+        raise LaunchRefused("Unknown exercise", f"no exercise is called {slug!r}", 404) from None
+    with services.database.session() as session:
+        platform = session.get(LtiPlatform, context.platform_id)
+    if platform is None:
+        raise LaunchRefused("Deep linking refused", "this platform is not registered any more")
+    link = (
+        DeepLinkResource()
+        .set_url(launch_url)
+        .set_title(exercise.spec.title)
+        .set_custom_params({"exercise": slug})
+        .set_lineitem(
+            LineItem()
+            .set_score_maximum(LINE_ITEM_MAXIMUM)
+            .set_label(exercise.spec.title)
+            .set_resource_id(slug)
+        )
+    )
+    registration = to_registration(platform, tool_key(services.database))
+    deep_link = DeepLink(registration, context.deployment_id, context.settings)  # type: ignore[arg-type]
+    return Answer(context.settings["deep_link_return_url"], deep_link.get_response_jwt([link]))

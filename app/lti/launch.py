@@ -1,0 +1,183 @@
+"""OIDC login initiation and the launch: pylti1p3 validates, this module decides what follows.
+
+    login   the platform's third-party-initiated login → a redirect to its auth endpoint, with a
+            state cookie (SameSite=None; Secure) and the login stored (state, nonce, params)
+    launch  the platform's form post (id_token, state) → validated by pylti1p3 (state against
+            its cookie, signature against the platform's JWKS, registration, deployment,
+            message) plus the nonce consumed once (app.lti.adapters.LoginStore); then
+              - a resource-link launch: the launch is stored and the browser goes to the
+                exercise page with a signed session token (app.lti.sessions.LaunchSession)
+              - a deep-linking request: the exercise picker (app.lti.deep_linking)
+
+Everything here blocks (database, the platform's key fetch): routes call it in a worker thread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from pylti1p3.exception import LtiException, OIDCException
+from pylti1p3.message_launch import MessageLaunch
+from pylti1p3.oidc_login import OIDCLogin
+
+from app.lti import deep_linking
+from app.lti.adapters import (
+    CookieJar,
+    CookieToSet,
+    LoginStore,
+    LtiRequest,
+    UrlRedirect,
+    http_session,
+)
+from app.lti.keys import tool_key
+from app.lti.models import LtiLaunch, LtiLogin, LtiPlatform
+from app.lti.pages import LaunchRefused
+from app.lti.registrations import DatabaseToolConf, find_platform
+from app.lti.sessions import LaunchSession
+from app.services import Services
+from grader.errors import UnknownExerciseError
+
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
+DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+# What a login needs to start again in a new window (the OIDC third-party login parameters).
+LOGIN_PARAMS = (
+    "iss",
+    "login_hint",
+    "target_link_uri",
+    "lti_message_hint",
+    "lti_deployment_id",
+    "client_id",
+)
+
+
+class _Login(OIDCLogin[LtiRequest, DatabaseToolConf, LoginStore, CookieJar, str]):
+    def get_redirect(self, url: str) -> UrlRedirect:
+        return UrlRedirect(url)
+
+
+class _Launch(MessageLaunch[LtiRequest, DatabaseToolConf, LoginStore, CookieJar]):
+    def _get_request_param(self, key: str) -> str:
+        return self._request.get_param(key)
+
+
+@dataclass(frozen=True)
+class Redirect:
+    location: str
+    cookies: list[CookieToSet] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class NewWindow:
+    """The launch came without its state cookie: offer the login again, top-level."""
+
+    login_url: str
+
+
+def login(services: Services, request: LtiRequest, launch_url: str) -> Redirect:
+    """Answer the platform's login initiation with the redirect to its auth endpoint."""
+    conf = DatabaseToolConf(services.database, tool_key(services.database))
+    cookies = CookieJar(request)
+    oidc = _Login(request, conf, LoginStore(services.database, request), cookies)
+    params = {name: request.get_param(name) for name in LOGIN_PARAMS if request.get_param(name)}
+    try:
+        location = oidc.pass_params_to_launch(dict(params)).redirect(launch_url)
+    except (OIDCException, LtiException) as error:
+        raise LaunchRefused(
+            "Login refused",
+            f"{error}. Is this platform registered (`autograder lti add-platform`)?",
+        ) from None
+    return Redirect(location, cookies.to_set)
+
+
+def launch(
+    services: Services, request: LtiRequest, login_url: str
+) -> Redirect | deep_linking.Picker | NewWindow:
+    """Validate a launch and say where it leads. `login_url` is where a login restarts."""
+    state = request.get_param("state")
+    if not state or not request.get_param("id_token"):
+        raise LaunchRefused("Launch refused", "the launch carries no id_token or no state")
+    cookies = CookieJar(request)
+    if cookies.get_cookie(state) != state:
+        return _without_state_cookie(services, state, login_url)
+    key = tool_key(services.database)
+    message = _Launch(
+        request,
+        DatabaseToolConf(services.database, key),
+        LoginStore(services.database, request),
+        cookies,
+        requests_session=http_session(),
+    )
+    try:
+        message.validate()
+        body: dict[str, Any] = dict(message.get_launch_data())
+    except LtiException as error:
+        raise LaunchRefused("Launch refused", _reason(str(error)), 403) from None
+    with services.database.session() as session:
+        platform = find_platform(session, body["iss"], message.get_client_id())
+    assert platform is not None  # validate() found this registration
+    if message.is_deep_link_launch():
+        return deep_linking.picker(services, platform, body)
+    if not message.is_resource_launch():
+        raise LaunchRefused("Launch refused", "this tool answers resource links and deep linking")
+    return Redirect(_start_exercise(services, platform, body))
+
+
+def _reason(error: str) -> str:
+    if error == "Invalid Nonce":
+        return "this launch was used already, or it expired (a launch is good once)"
+    if error.startswith("Can't decode id_token"):
+        return f"the id_token's signature does not verify against the platform's keys ({error})"
+    return error
+
+
+def _without_state_cookie(services: Services, state: str, login_url: str) -> NewWindow:
+    with services.database.session() as session:
+        row = session.get(LtiLogin, state)
+        params = dict(row.login_params) if row is not None and row.used_at is None else None
+    if params is None:
+        raise LaunchRefused("Launch refused", "this launch's login is unknown or was used")
+    params["lti1p3_new_window"] = "1"
+    return NewWindow(f"{login_url}?{urlencode(params)}")
+
+
+def student_id(platform: LtiPlatform, sub: str) -> str:
+    """The student id an LTI user's submissions get: stable per platform and user."""
+    if len(sub) > 160 or not sub.isprintable():
+        sub = hashlib.sha256(sub.encode()).hexdigest()
+    return f"lti:{platform.id}:{sub}"
+
+
+def _start_exercise(services: Services, platform: LtiPlatform, body: dict[str, Any]) -> str:
+    custom = body.get(CUSTOM_CLAIM) or {}
+    slug = str(custom.get("exercise", "")) if isinstance(custom, dict) else ""
+    try:
+        services.catalog.get(slug)
+    except UnknownExerciseError:
+        raise LaunchRefused(
+            "Unknown exercise",
+            f"this link names the exercise {slug!r}, which this autograder does not have; "
+            "the instructor can pick one again (deep linking)",
+            404,
+        ) from None
+    ags = body.get(AGS_CLAIM)
+    if not isinstance(ags, dict):  # no grade service granted: the student still works
+        ags = {}
+    sub = str(body.get("sub", ""))
+    if not sub:
+        raise LaunchRefused("Launch refused", "the launch names no user (anonymous launch)")
+    row = LtiLaunch(
+        platform_id=platform.id,
+        deployment_id=str(body.get(DEPLOYMENT_CLAIM, "")),
+        user_id=sub,
+        exercise=slug,
+        lineitem_url=ags.get("lineitem"),
+        ags_scopes=list(ags.get("scope", [])),
+    )
+    with services.database.session() as session:
+        session.add(row)
+    token = LaunchSession(row.id, slug, student_id(platform, sub)).sign(services.settings)
+    return f"/exercises/{slug}?{urlencode({'lti_session': token})}"

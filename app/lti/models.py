@@ -1,0 +1,98 @@
+"""Storage models of LTI 1.3: platform registrations, the tool's key, logins in flight, launches
+and the score posts that carry grades back. Same metadata as app.models; migration 0002."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.models import Base, JSONDocument, UTCDateTime, _enum, new_id, utcnow
+
+
+class LtiPlatform(Base):
+    """An LMS that may launch the tool, added with `autograder lti add-platform`."""
+
+    __tablename__ = "lti_platforms"
+    __table_args__ = (UniqueConstraint("issuer", "client_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    issuer: Mapped[str] = mapped_column(String(255))
+    client_id: Mapped[str] = mapped_column(String(255))
+    # The deployment ids this registration accepts (a launch with another one is refused).
+    deployment_ids: Mapped[list[str]] = mapped_column(JSONDocument)
+    auth_login_url: Mapped[str] = mapped_column(String(2048))
+    auth_token_url: Mapped[str] = mapped_column(String(2048))
+    key_set_url: Mapped[str] = mapped_column(String(2048))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class LtiToolKey(Base):
+    """The tool's RSA key: made once, on first need, and shared by every replica."""
+
+    __tablename__ = "lti_tool_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)  # always 1: one key
+    private_pem: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class LtiLogin(Base):
+    """One OIDC login in flight: its state and nonce. A launch consumes it once (`used_at`),
+    which refuses a replayed id_token; its parameters restart the login in a new window when
+    the browser withheld the state cookie."""
+
+    __tablename__ = "lti_logins"
+
+    state: Mapped[str] = mapped_column(String(64), primary_key=True)
+    nonce: Mapped[str] = mapped_column(String(128), unique=True)
+    login_params: Mapped[dict[str, str]] = mapped_column(JSONDocument)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class LtiLaunch(Base):
+    """A validated resource-link launch: who, which exercise, and where the grade goes."""
+
+    __tablename__ = "lti_launches"
+
+    id: Mapped[str] = mapped_column(String(26), primary_key=True, default=new_id)
+    platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
+    deployment_id: Mapped[str] = mapped_column(String(255))
+    user_id: Mapped[str] = mapped_column(String(255))  # the platform's `sub`
+    exercise: Mapped[str] = mapped_column(String(100))
+    # The AGS claim: the line item's URL and the scopes granted (none: no grade passback).
+    lineitem_url: Mapped[str | None] = mapped_column(String(2048))
+    ags_scopes: Mapped[list[str]] = mapped_column(JSONDocument)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ScorePostStatus(StrEnum):
+    WAITING = "waiting"  # the submission is not graded yet
+    PENDING = "pending"  # graded: to be posted
+    DELIVERED = "delivered"
+    SKIPPED = "skipped"  # the grader failed (an error report): nothing is held against anyone
+    FAILED = "failed"  # every attempt failed; kept for the operator to see
+
+
+class LtiScorePost(Base):
+    """A launched student's submission and the post of its score to the line item."""
+
+    __tablename__ = "lti_score_posts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    submission_id: Mapped[str] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), unique=True
+    )
+    launch_id: Mapped[str] = mapped_column(ForeignKey("lti_launches.id", ondelete="CASCADE"))
+    status: Mapped[ScorePostStatus] = mapped_column(
+        _enum(ScorePostStatus), default=ScorePostStatus.WAITING, index=True
+    )
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # When the sender may try next; also its claim on the post while it tries.
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)

@@ -1,0 +1,75 @@
+"""The HTML the browser flows answer with: refusals that say why, the new-window fallback, the
+exercise picker of deep linking and the form that posts its answer back to the platform."""
+
+from __future__ import annotations
+
+from html import escape
+
+from fastapi.responses import HTMLResponse
+
+
+class LaunchRefused(Exception):
+    """A login, launch or deep-linking request the tool will not serve; shown as a page."""
+
+    def __init__(self, title: str, detail: str, status: int = 400) -> None:
+        super().__init__(detail)
+        self.title = title
+        self.detail = detail
+        self.status = status
+
+
+def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    html = (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{escape(title)}</title>"
+        "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;"
+        "padding:0 1rem}button,a.button{font:inherit;padding:.4rem .9rem}</style>"
+        f"</head><body><h1>{escape(title)}</h1>{body}</body></html>"
+    )
+    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def refused(error: LaunchRefused) -> HTMLResponse:
+    return _page(
+        error.title,
+        f"<p>{escape(error.detail)}</p><p>Open the activity again from your course. If this "
+        "keeps happening, tell your instructor what this page says.</p>",
+        error.status,
+    )
+
+
+def open_in_new_window(login_url: str) -> HTMLResponse:
+    """The launch came without its state cookie: the browser blocks cookies in the LMS's
+    frame. A top-level window is first-party, so the login works there."""
+    return _page(
+        "Open the exercise in a new window",
+        "<p>Your browser blocked the cookie this launch needs inside the course page "
+        "(third-party cookies are blocked).</p>"
+        f"<p><a class='button' href='{escape(login_url)}' target='_blank' rel='opener'>"
+        "Open in a new window</a></p>",
+        401,
+    )
+
+
+def exercise_picker(choices: list[tuple[str, str]], action: str, context: str) -> HTMLResponse:
+    """One form per exercise (slug, title); each posts the signed context and its slug."""
+    items = "".join(
+        f"<li><form method='post' action='{escape(action)}'>"
+        f"<input type='hidden' name='context' value='{escape(context)}'>"
+        f"<input type='hidden' name='exercise' value='{escape(slug)}'>"
+        f"<button type='submit'>Add</button> {escape(title)}</form></li>"
+        for slug, title in choices
+    )
+    return _page("Choose an exercise", f"<ul>{items}</ul>")
+
+
+def post_to_platform(url: str, jwt_value: str) -> HTMLResponse:
+    """The deep-linking answer: a form that posts the signed JWT to the platform at once."""
+    return _page(
+        "Returning to your course",
+        f"<form id='return' method='post' action='{escape(url)}'>"
+        f"<input type='hidden' name='JWT' value='{escape(jwt_value)}'>"
+        "<noscript><button type='submit'>Continue</button></noscript></form>"
+        "<script>document.getElementById('return').submit()</script>",
+    )

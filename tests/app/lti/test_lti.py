@@ -1,0 +1,212 @@
+"""LTI 1.3 end to end against `lti1p3platform` as the LMS: launch → submit → grade → the score
+in the platform's gradebook; the deep-linking round trip; and the refusals (a tampered
+signature, a replayed launch, a missing state cookie), each a clear page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from urllib.parse import parse_qs, urlparse
+
+import httpx
+import jwt
+import pytest
+from app_support import CORRECT, SEED, SettingsFactory, wait_until
+from fastapi.testclient import TestClient
+from platform_support import (
+    ISSUER,
+    Platform,
+    post_launch,
+    register,
+    serve_platform,
+    start_launch,
+)
+from sqlalchemy import select
+
+from app.lti.models import LtiScorePost, ScorePostStatus
+from app.main import create_app
+from grader.runner import Grader
+
+pytestmark = pytest.mark.slow  # two servers and real HTTP between them
+
+
+@pytest.fixture
+def tool(make_settings: SettingsFactory, grader: Grader) -> Iterator[TestClient]:
+    settings = make_settings(lti_score_poll_s=0.05, lti_score_backoff_s=0.05)
+    # https: the state cookie is Secure (SameSite=None), so a browser sends it only there.
+    with TestClient(create_app(settings, grader=grader), base_url="https://testserver") as client:
+        yield client
+
+
+@pytest.fixture
+def platform(tool: TestClient) -> Iterator[Platform]:
+    jwks = tool.get("/lti/jwks").json()
+    with serve_platform(jwks) as served:
+        register(tool, served)
+        yield served
+
+
+def launch_student(tool: TestClient, platform: Platform) -> str:
+    platform.next_launch.exercise = SEED
+    answer = post_launch(tool, start_launch(tool, platform))
+    assert answer.status_code == 303, answer.text
+    page = urlparse(answer.headers["location"])
+    assert page.path == f"/exercises/{SEED}"
+    token: str = parse_qs(page.query)["lti_session"][0]
+    return token
+
+
+def score_posts(tool: TestClient) -> list[LtiScorePost]:
+    services = tool.app.state.services  # type: ignore[attr-defined]
+    with services.database.session() as session:
+        return list(session.scalars(select(LtiScorePost)))
+
+
+def test_a_launched_students_grade_lands_in_the_platforms_gradebook(
+    tool: TestClient, platform: Platform
+) -> None:
+    token = launch_student(tool, platform)
+    accepted = tool.post(
+        "/lti/submissions", json={"source": CORRECT}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert accepted.status_code == 202, accepted.text
+    wait_until(lambda: len(platform.scores) == 1)
+    (score,) = platform.scores
+    assert score["lineitem"] == "1"
+    assert score["userId"] == "student-42"
+    assert score["scoreGiven"] == score["scoreMaximum"] > 0
+    assert score["activityProgress"] == "Completed"
+    assert score["gradingProgress"] == "FullyGraded"
+    assert "passed" in score["comment"]
+    assert platform.refusals == []
+    wait_until(lambda: score_posts(tool)[0].status is ScorePostStatus.DELIVERED)
+    # The submission is the LTI user's, and that user (only) can read it back.
+    mine = tool.get(
+        f"/lti/submissions/{accepted.json()['id']}", headers={"Authorization": f"Bearer {token}"}
+    ).json()
+    assert mine["student_id"].startswith("lti:") and mine["student_id"].endswith(":student-42")
+    assert mine["report"]["status"] == "passed"
+    history = tool.get("/lti/submissions", headers={"Authorization": f"Bearer {token}"}).json()
+    assert [item["id"] for item in history["items"]] == [accepted.json()["id"]]
+
+
+def test_a_failed_post_is_retried_and_a_wrong_answer_gets_its_comment(
+    tool: TestClient, platform: Platform
+) -> None:
+    platform.score_failures = [503, 500]
+    token = launch_student(tool, platform)
+    tool.post(
+        "/lti/submissions", json={"source": "x = 1"}, headers={"Authorization": f"Bearer {token}"}
+    )
+    wait_until(lambda: len(platform.scores) == 1)
+    (score,) = platform.scores
+    assert score["scoreGiven"] == 0
+    assert "Not passed:" in score["comment"]
+    wait_until(lambda: score_posts(tool)[0].attempts == 3)
+
+
+def test_a_submission_needs_a_valid_session_token(tool: TestClient, platform: Platform) -> None:
+    for headers in ({}, {"Authorization": "Bearer forged.token.value"}):
+        answer = tool.post("/lti/submissions", json={"source": CORRECT}, headers=headers)
+        assert answer.status_code == 401
+        assert answer.headers["content-type"] == "application/problem+json"
+
+
+def test_deep_linking_returns_a_signed_resource_link_with_a_line_item(
+    tool: TestClient, platform: Platform
+) -> None:
+    platform.next_launch.kind = "deep-link"
+    picker = post_launch(tool, start_launch(tool, platform))
+    assert picker.status_code == 200, picker.text
+    assert "Choose an exercise" in picker.text
+    assert f"value='{SEED}'" in picker.text
+    context = picker.text.split("name='context' value='", 1)[1].split("'", 1)[0]
+    answer = tool.post("/lti/deep-link", data={"context": context, "exercise": SEED})
+    assert answer.status_code == 200, answer.text
+    action = answer.text.split("action='", 1)[1].split("'", 1)[0]
+    assert action == f"{platform.url}/deep-link-return"
+    jwt_value = answer.text.split("name='JWT' value='", 1)[1].split("'", 1)[0]
+    assert httpx.post(action, data={"JWT": jwt_value}, timeout=10).status_code == 200
+    (item,) = platform.content_items
+    assert item["type"] == "ltiResourceLink"
+    assert item["url"] == "https://testserver/lti/launch"
+    assert item["custom"] == {"exercise": SEED}
+    assert item["lineItem"]["resourceId"] == SEED
+    assert item["lineItem"]["scoreMaximum"] > 0
+    claims = jwt.decode(jwt_value, options={"verify_signature": False})
+    assert claims["aud"] == [ISSUER]
+
+
+def test_a_tampered_id_token_is_refused_with_a_page(tool: TestClient, platform: Platform) -> None:
+    platform.next_launch.exercise = SEED
+    form = start_launch(tool, platform)
+    header, body, signature = form.id_token.split(".")
+    form.id_token = f"{header}.{body}.{signature[:-6]}AAAAAA"
+    answer = post_launch(tool, form)
+    assert answer.status_code == 403
+    assert answer.headers["content-type"].startswith("text/html")
+    assert "Launch refused" in answer.text
+    assert "signature" in answer.text
+
+
+def test_a_replayed_launch_is_refused(tool: TestClient, platform: Platform) -> None:
+    platform.next_launch.exercise = SEED
+    form = start_launch(tool, platform)
+    assert post_launch(tool, form).status_code == 303
+    again = post_launch(tool, form)
+    assert again.status_code == 403
+    assert again.headers["content-type"].startswith("text/html")
+    assert "used already" in again.text
+
+
+def test_without_the_state_cookie_the_launch_offers_a_new_window(
+    tool: TestClient, platform: Platform
+) -> None:
+    platform.next_launch.exercise = SEED
+    form = start_launch(tool, platform)
+    tool.cookies.clear()  # what a browser that blocks third-party cookies sends
+    answer = post_launch(tool, form)
+    assert answer.status_code == 401
+    assert answer.headers["content-type"].startswith("text/html")
+    assert "Open in a new window" in answer.text
+    link = answer.text.split("href='", 1)[1].split("'", 1)[0].replace("&amp;", "&")
+    assert "target='_blank'" in answer.text
+    restarted = urlparse(link)
+    assert restarted.path == "/lti/login"
+    params = parse_qs(restarted.query)
+    assert params["iss"] == [ISSUER] and params["lti1p3_new_window"] == ["1"]
+    # Followed in a top-level window, that login leads to a launch that works.
+    again = tool.get(f"{restarted.path}?{restarted.query}", follow_redirects=False)
+    assert again.status_code == 302
+
+
+def test_the_login_sets_a_cross_site_state_cookie(tool: TestClient, platform: Platform) -> None:
+    login = urlparse(platform.login_url("https://testserver/lti/login", "hint"))
+    answer = tool.get(f"{login.path}?{login.query}", follow_redirects=False)
+    cookie = answer.headers["set-cookie"].lower()
+    assert "samesite=none" in cookie and "secure" in cookie and "httponly" in cookie
+
+
+def test_an_unregistered_platform_is_refused_with_a_page(tool: TestClient) -> None:
+    answer = tool.get("/lti/login?iss=https://nobody.test&login_hint=1&target_link_uri=x")
+    assert answer.status_code == 400
+    assert "Login refused" in answer.text
+
+
+def test_the_canvas_configuration_names_the_tools_urls(tool: TestClient) -> None:
+    config = tool.get("/lti/canvas.json").json()
+    assert config["oidc_initiation_url"] == "https://testserver/lti/login"
+    assert config["target_link_uri"] == "https://testserver/lti/launch"
+    assert config["public_jwk_url"] == "https://testserver/lti/jwks"
+    assert "https://purl.imsglobal.org/spec/lti-ags/scope/score" in config["scopes"]
+
+
+def test_a_launched_students_malformed_source_is_refused_as_by_the_api(
+    tool: TestClient, platform: Platform
+) -> None:
+    token = launch_student(tool, platform)
+    auth = {"Authorization": f"Bearer {token}"}
+    nul = tool.post("/lti/submissions", json={"source": "x = 1\x00"}, headers=auth)
+    assert nul.status_code == 422
+    assert nul.headers["content-type"] == "application/problem+json"
+    huge = tool.post("/lti/submissions", json={"source": "#" * 300_000}, headers=auth)
+    assert huge.status_code == 413
