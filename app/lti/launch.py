@@ -180,4 +180,5 @@ def _start_exercise(services: Services, platform: LtiPlatform, body: dict[str, A
     with services.database.session() as session:
         session.add(row)
     token = LaunchSession(row.id, slug, student_id(platform, sub)).sign(services.settings)
-    return f"/exercises/{slug}?{urlencode({'lti_session': token})}"
+    # In the fragment: browsers never send it to a server (no Referer, no access logs).
+    return f"/exercises/{slug}#{urlencode({'lti_session': token})}"

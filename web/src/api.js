@@ -1,10 +1,37 @@
-// Every call the page makes to the service, in one place. When the service requires API keys,
-// a launched student's session token is added here (authHeaders) and nowhere else.
+// Every call the page makes to the service, in one place. After an LTI launch the page was
+// opened as /exercises/<slug>#lti_session=<token>: the page then works as the launched student,
+// through /lti/submissions with that token (authHeaders), so grades flow back to the LMS.
 
-const BASE = "/v1";
+const LTI_KEY = `autograder:lti-session:${window.location.pathname}`;
+
+// The token leaves the address bar at once (bookmarks, history, shared links), and stays in this
+// tab's sessionStorage so a reload keeps working. It came in the fragment: never sent to a server.
+function launchToken() {
+  const fragment = new URLSearchParams(window.location.hash.slice(1));
+  const fromLaunch = fragment.get("lti_session");
+  if (fromLaunch) {
+    fragment.delete("lti_session");
+    const rest = fragment.toString();
+    const { pathname, search } = window.location;
+    window.history.replaceState(window.history.state, "", pathname + search + (rest ? `#${rest}` : ""));
+  }
+  try {
+    if (fromLaunch) window.sessionStorage.setItem(LTI_KEY, fromLaunch);
+    return fromLaunch || window.sessionStorage.getItem(LTI_KEY);
+  } catch {
+    return fromLaunch; // storage refused (a framed page): good until the page is left
+  }
+}
+
+const ltiSession = launchToken();
+
+// True when the page works as a launched LTI student (the identity is the launch's).
+export const launched = Boolean(ltiSession);
+
+const BASE = launched ? "/lti" : "/v1";
 
 function authHeaders() {
-  return {};
+  return launched ? { Authorization: `Bearer ${ltiSession}` } : {};
 }
 
 async function call(path, options = {}) {
@@ -22,10 +49,12 @@ async function call(path, options = {}) {
 }
 
 export function submit(exercise, source, studentId) {
+  // A launch's token names the exercise and the student itself.
+  const body = launched ? { source } : { exercise, source, student_id: studentId || undefined };
   return call("/submissions", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ exercise, source, student_id: studentId || undefined }),
+    body: JSON.stringify(body),
   });
 }
 
@@ -34,6 +63,8 @@ export function getSubmission(id) {
 }
 
 export function history(studentId, exercise) {
-  const query = new URLSearchParams({ student_id: studentId, exercise, limit: "20" });
+  const query = launched
+    ? new URLSearchParams({ limit: "20" })
+    : new URLSearchParams({ student_id: studentId, exercise, limit: "20" });
   return call(`/submissions?${query}`);
 }

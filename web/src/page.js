@@ -31,14 +31,19 @@ const editor = createEditor(editorHost, {
   label: editorHost.dataset.label,
 });
 
-// Who the history belongs to: an id this browser made up once, or the one the student types.
+// Who the history belongs to: the launched LTI student (no field to type), or else an id this
+// browser made up once, or the one the student types.
 const STUDENT_KEY = "autograder:student-id";
-studentInput.value = load(STUDENT_KEY) || `student-${crypto.randomUUID().slice(0, 8)}`;
-save(STUDENT_KEY, studentInput.value);
-studentInput.addEventListener("change", () => {
-  save(STUDENT_KEY, studentInput.value.trim());
-  refreshHistory();
-});
+if (api.launched) {
+  studentInput.closest("p").hidden = true;
+} else {
+  studentInput.value = load(STUDENT_KEY) || `student-${crypto.randomUUID().slice(0, 8)}`;
+  save(STUDENT_KEY, studentInput.value);
+  studentInput.addEventListener("change", () => {
+    save(STUDENT_KEY, studentInput.value.trim());
+    refreshHistory();
+  });
+}
 
 function say(text) {
   statusLine.textContent = text;
@@ -46,7 +51,7 @@ function say(text) {
 
 async function refreshHistory() {
   const studentId = studentInput.value.trim();
-  if (!studentId) return;
+  if (!studentId && !api.launched) return;
   try {
     const page = await api.history(studentId, data.slug);
     renderHistory(historyList, page.items, openSubmission);

@@ -123,27 +123,30 @@ function properties(checks) {
 export function renderReport(container, report) {
   const passed = report.status === "passed";
   container.replaceChildren(
-    h(
-      "div",
-      { class: `verdict ${passed ? "ok" : "bad"}` },
-      h("p", { class: "headline" }, VERDICTS[report.status] || report.status),
-      report.message ? h("p", { class: "message" }, ...prose(report.message)) : null,
-    ),
-    diagnosis(report.diagnosis),
-    report.tests.length
-      ? h(
-          "table",
-          { class: "tests" },
-          h("caption", {}, "Tests"),
-          h(
-            "thead",
-            {},
-            h("tr", {}, ...["Test", "Result", "Points", "Details"].map((name) => h("th", { scope: "col" }, name))),
-          ),
-          h("tbody", {}, ...report.tests.map(row)),
-        )
-      : null,
-    properties(report.properties),
+    // Sections a report lacks (no diagnosis, no properties) are left out, not printed "null".
+    ...[
+      h(
+        "div",
+        { class: `verdict ${passed ? "ok" : "bad"}` },
+        h("p", { class: "headline" }, VERDICTS[report.status] || report.status),
+        report.message ? h("p", { class: "message" }, ...prose(report.message)) : null,
+      ),
+      diagnosis(report.diagnosis),
+      report.tests.length
+        ? h(
+            "table",
+            { class: "tests" },
+            h("caption", {}, "Tests"),
+            h(
+              "thead",
+              {},
+              h("tr", {}, ...["Test", "Result", "Points", "Details"].map((name) => h("th", { scope: "col" }, name))),
+            ),
+            h("tbody", {}, ...report.tests.map(row)),
+          )
+        : null,
+      properties(report.properties),
+    ].filter((node) => node !== null),
   );
 }
 

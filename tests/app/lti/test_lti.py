@@ -51,7 +51,7 @@ def launch_student(tool: TestClient, platform: Platform) -> str:
     assert answer.status_code == 303, answer.text
     page = urlparse(answer.headers["location"])
     assert page.path == f"/exercises/{SEED}"
-    token: str = parse_qs(page.query)["lti_session"][0]
+    token: str = parse_qs(page.fragment)["lti_session"][0]
     return token
 
 
