@@ -1,18 +1,37 @@
 # One image for the API and the grading workers; docker-compose.yml gives each its command.
-# The builder installs the project into a venv; the runtime stage keeps that venv and the few
-# files read at run time (the exercise catalog, the start and health-check scripts), no sources,
-# no compilers, no pip cache.
+# The web stage bundles the exercise page's scripts and styles (web/) with Node; the builder
+# installs the project, that bundle included, into a venv; the runtime stage keeps that venv and
+# the few files read at run time (the exercise catalog, the start and health-check scripts), no
+# sources, no Node, no compilers, no pip cache.
 
 # Both stages on one base: the venv's python is a link to the base image's interpreter.
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+# Node only bundles (esbuild); nothing of it reaches the runtime stage. Pinned by major version,
+# an LTS line still maintained, as `make install` needs any recent Node.
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS web
+# The layout of the repository: web/build.mjs writes to ../app/ui/static/dist.
+WORKDIR /src/web
+# The manifests first, so that a change in web/src reuses the layer of installed packages.
+# `npm ci` installs exactly what the committed lock file pins, from npm's configured registry
+# (web/.npmrc keeps its address out of the lock file).
+COPY web/package.json web/package-lock.json web/.npmrc ./
+RUN npm ci --no-audit --no-fund
+COPY web/ ./
+RUN npm run build
 
 FROM ${PYTHON_IMAGE} AS builder
 # torch's CPU build, from PyTorch's own wheel index: the default index serves the CUDA build,
 # several GB that a CPU-only grader never uses. docker/install.sh takes it for torch alone.
 ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
 WORKDIR /src
-# The context is what .dockerignore lets through: the package sources, the catalog, docker/.
+# The context is what .dockerignore lets through: the package sources, the catalog, docker/,
+# web/ (for the web stage; unused here). The page's bundle comes from the web stage, never from
+# a local build (.dockerignore keeps that out), so that the package data installed is built from
+# the sources of this context.
 COPY . .
+COPY --from=web /src/app/ui/static/dist/ app/ui/static/dist/
 RUN docker/install.sh /opt/venv
 
 FROM ${PYTHON_IMAGE}

@@ -1,7 +1,8 @@
 """Reading the deployment files as Docker and compose read them, for tests that have no engine.
 
     build_context(dest)     the build context: the repository through .dockerignore
-    Dockerfile.read()       its stages: what the builder RUNs, what the runtime stage sets
+    read_dockerfile()       its stages: what the web and builder stages COPY and RUN, what the
+                            runtime stage sets; stage(name) one of them
     load_compose(vars)      docker-compose.yml with its ${...} interpolated and merge keys resolved
 
 Only the forms these files use are understood; anything else fails loudly rather than being
@@ -161,8 +162,11 @@ def read_dockerfile() -> list[Stage]:
             origin = None
             if words[0].startswith("--from="):
                 origin = words.pop(0).removeprefix("--from=")
-            assert len(words) == 2 and not words[0].startswith("--"), f"COPY {arguments}"
-            stages[-1].copies.append((origin, words[0], words[1]))
+            assert len(words) >= 2 and not words[0].startswith("--"), f"COPY {arguments}"
+            *sources, dest = words
+            # Several sources go into one folder, as Docker requires (a trailing slash).
+            assert len(sources) == 1 or dest.endswith("/"), f"COPY {arguments}"
+            stages[-1].copies += [(origin, source, dest) for source in sources]
         elif keyword == "ENV":
             for item in shlex.split(arguments):
                 name, equals, value = item.partition("=")
@@ -177,6 +181,12 @@ def read_dockerfile() -> list[Stage]:
         elif keyword == "HEALTHCHECK":
             stages[-1].healthcheck = _exec_form(arguments.partition(" CMD ")[2])
     return stages
+
+
+def stage(name: str) -> Stage:
+    """The stage named `name` (FROM ... AS name)."""
+    (found,) = [each for each in read_dockerfile() if each.name == name]
+    return found
 
 
 # --- docker-compose.yml ---------------------------------------------------------------------

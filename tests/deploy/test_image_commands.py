@@ -1,15 +1,18 @@
 """The image's own install and start commands, run here as the image runs them, with no engine.
 
-From a copy of the build context (the repository through .dockerignore), the builder stage's RUN
-installs the project into a fresh virtual environment (docker/install.sh, pointed at no torch
-index: pip's configuration finds the local CPU wheel). Then the runtime stage's ENTRYPOINT with
-docker-compose.yml's commands starts the API and one worker, with the image's ENV and compose's
-environment, the compose service names of the database and the broker pointed at the local
-PostgreSQL (a fresh database, dropped afterwards) and Redis (a database number of its own,
-emptied before and after). The API key is made as the compose file documents
-(`autograder keys create` through the entrypoint); both health checks run as Docker would run
-them; a correct submission is graded over HTTP through the worker; /readyz tells which sandbox
-layers the worker applies.
+From a copy of the build context (the repository through .dockerignore), the web stage's COPYs
+and RUNs bundle the exercise page (`npm ci` from the committed lock file, `npm run build`, with
+this machine's Node), the builder stage copies that bundle into the sources as its COPY --from
+does, and its RUN installs the project into a fresh virtual environment (docker/install.sh,
+pointed at no torch index: pip's configuration finds the local CPU wheel). Then the runtime
+stage's ENTRYPOINT with docker-compose.yml's commands starts the API and one worker, with the
+image's ENV and compose's environment, the compose service names of the database and the
+broker pointed at the local PostgreSQL (a fresh database, dropped afterwards) and Redis (a
+database number of its own, emptied before and after). The API key is made as the compose file
+documents (`autograder keys create` through the entrypoint); both health checks run as Docker
+would run them; a correct submission is graded over HTTP through the worker; /readyz tells
+which sandbox layers the worker applies; the exercise page is served with its bundle, from the
+installed package alone.
 
 Run as root, the services drop to the image's USER with no capabilities and no new privileges
 (setpriv), as compose's cap_drop and no-new-privileges leave them. Not reproduced here: the
@@ -40,7 +43,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import redis
-from deploy_support import ROOT, Stage, build_context, load_compose, read_dockerfile
+from deploy_support import ROOT, Stage, build_context, load_compose, read_dockerfile, stage
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine, make_url
 
@@ -58,6 +61,11 @@ REDIS_DB = 13
 # What a container's PATH is before the image's ENV prepends to it (the python base image's).
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 INSTALL_TIMEOUT_S = 1200
+BUNDLE_TIMEOUT_S = 300
+# Where the page's bundle lies in the sources and in the installed package; what the page says
+# when it is missing (app/ui/page.py).
+DIST = "app/ui/static/dist"
+NOT_BUILT = "scripts are not built"
 START_TIMEOUT_S = 240
 
 
@@ -71,6 +79,7 @@ class Image:
     data: Path
     logs: Path
     run_as: list[str]  # the setpriv prefix that drops to the image's USER, or nothing
+    bundle_s: float
     install_s: float
 
     def local(self, path: str) -> str:
@@ -112,6 +121,51 @@ class Image:
         )
 
 
+def _stage_path(stage: Stage, path: str) -> str:
+    """An image path of `stage`, absolute: a relative one is under the stage's WORKDIR."""
+    return os.path.normpath(os.path.join(stage.workdir, path))
+
+
+def _build_web_stage(web: Stage, context: Path, root: Path) -> Path:
+    """The web stage in `root` (its filesystem): its COPYs from the context, then its RUNs, each
+    in a shell in its WORKDIR, as `docker build` runs them. With this machine's Node and npm's
+    configuration (its registry and cache), and as this user: the stage's Node image runs them
+    as root, and nothing of that stage but the bundle goes further."""
+    for origin, source, dest in web.copies:
+        assert origin is None, f"COPY --from={origin} in the web stage"
+        target = root / _stage_path(web, dest).lstrip("/")
+        if dest.endswith("/"):
+            target.mkdir(parents=True, exist_ok=True)
+        if (context / source).is_dir():
+            shutil.copytree(context / source, target, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(context / source, target)  # into it, when it is a folder
+    workdir = root / _stage_path(web, ".").lstrip("/")
+    for run in web.runs:
+        step = subprocess.run(
+            ["/bin/sh", "-c", run],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=BUNDLE_TIMEOUT_S,
+            check=False,
+        )
+        assert step.returncode == 0, f"RUN {run}\n{step.stdout[-4000:]}{step.stderr[-4000:]}"
+    return root
+
+
+def _copy_from_stages(builder: Stage, stages: Mapping[str, Path], context: Path) -> None:
+    """The builder's COPY --from=STAGE: a stage's product into the sources (the context is the
+    builder's WORKDIR, where its `COPY . .` put it)."""
+    for origin, source, dest in builder.copies:
+        if origin is None:
+            continue
+        copied = stages[origin] / _stage_path(builder, source).lstrip("/")
+        relative = os.path.relpath(_stage_path(builder, dest), builder.workdir)
+        assert copied.is_dir() and not relative.startswith(".."), (origin, source, dest)
+        shutil.copytree(copied, context / relative, dirs_exist_ok=True)
+
+
 def _python_for(run_as: list[str]) -> str:
     """An interpreter the image's user can run (one under /root, as pyenv's, is out of its
     reach). Probed from a shell: setpriv's own exec still has root's rights."""
@@ -127,7 +181,7 @@ def _python_for(run_as: list[str]) -> str:
 @pytest.fixture(scope="session")
 def image() -> Iterator[Image]:
     """One fresh install per session: the builder stage's RUN, in a copy of the context."""
-    builder, runtime = read_dockerfile()[0], read_dockerfile()[-1]
+    web, builder, runtime = stage("web"), stage("builder"), read_dockerfile()[-1]
     root = Path(tempfile.mkdtemp(prefix="autograder-image-"))
     try:
         root.chmod(0o755)  # the image's user reads the venv and the context
@@ -146,6 +200,12 @@ def image() -> Iterator[Image]:
             ]
         context, venv, data, logs = (root / name for name in ("context", "venv", "data", "logs"))
         build_context(context)
+        # No bundle in the context (.dockerignore): the install packages the web stage's.
+        assert not (context / DIST).exists()
+        started = time.monotonic()
+        web_root = _build_web_stage(web, context, root / "web-stage")
+        bundle_s = time.monotonic() - started
+        _copy_from_stages(builder, {"web": web_root}, context)
         for folder in (data, logs):
             folder.mkdir(mode=0o700)
             if run_as:
@@ -170,7 +230,11 @@ def image() -> Iterator[Image]:
             check=False,
         )
         assert install.returncode == 0, install.stdout[-4000:] + install.stderr[-4000:]
-        yield Image(runtime, context, venv, data, logs, run_as, time.monotonic() - started)
+        install_s = time.monotonic() - started
+        # The runtime stage keeps the venv, not the sources: without the bundle in the context,
+        # what the API serves can only come from the installed package.
+        shutil.rmtree(context / DIST)
+        yield Image(runtime, context, venv, data, logs, run_as, bundle_s, install_s)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -443,6 +507,19 @@ def _within_limits(deployment: Deployment) -> dict[str, Footprint]:
     return used
 
 
+def _serves_the_page_with_its_bundle(client: httpx.Client) -> None:
+    """The exercise page links the bundle, and the API serves it (from the installed package)."""
+    page = client.get(f"/exercises/{SEED}")
+    assert page.status_code == 200, page.text[:2000]
+    assert NOT_BUILT not in page.text
+    for asset, kind in (("page.js", "javascript"), ("page.css", "text/css")):
+        assert f'/ui/assets/{asset}"' in page.text, asset
+        answer = client.get(f"/ui/assets/{asset}")
+        assert answer.status_code == 200, asset
+        assert kind in answer.headers["content-type"], answer.headers
+        assert len(answer.content) > 1000, asset
+
+
 def test_the_image_commands_serve_and_grade_as_compose_wires_them(image: Image) -> None:
     with _deployment(image) as deployment:
         # The health checks, as Docker runs them: the image's for the API, compose's for a worker.
@@ -461,10 +538,12 @@ def test_the_image_commands_serve_and_grade_as_compose_wires_them(image: Image) 
 
         layers = _active_layers(deployment.readiness)
         used = _within_limits(deployment)
+        _serves_the_page_with_its_bundle(deployment.client)
     # With -s: what the report on the deployment quotes.
     print(
         json.dumps(
             {
+                "bundle_s": round(image.bundle_s, 1),
                 "install_s": round(image.install_s, 1),
                 "grading_s": round(grading_s, 3),
                 "run_as": image.run_as[1:3] or "this user",

@@ -11,6 +11,7 @@ of that package when compose gains keys this file needs.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,7 @@ from deploy_support import (
     interpolate,
     load_compose,
     read_dockerfile,
+    stage,
 )
 from sqlalchemy.engine import make_url
 
@@ -173,7 +175,7 @@ def test_every_setting_named_exists(compose: dict[str, Any], runtime: Stage) -> 
 
 
 def test_the_runtime_image_runs_unprivileged_from_the_installed_venv(runtime: Stage) -> None:
-    builder = read_dockerfile()[0]
+    builder = stage("builder")
     uid, _, gid = (runtime.user or "").partition(":")
     assert uid.isdigit() and int(uid) != 0 and gid.isdigit(), runtime.user
     assert runtime.volumes == [runtime.env["AUTOGRADER_DATA_DIR"]]
@@ -187,13 +189,38 @@ def test_the_runtime_image_runs_unprivileged_from_the_installed_venv(runtime: St
     assert from_context == {("docker/", "/app/docker/"), ("exercises/", "/app/exercises/")}
 
 
+def test_the_image_bundles_the_page_from_the_lock_file_and_installs_it() -> None:
+    """The web stage builds the page's bundle with `npm ci` (the committed lock file, nothing
+    resolved anew) and the builder puts it where the package data is taken from before its
+    install; nothing of Node reaches the runtime stage."""
+    web, builder = stage("web"), stage("builder")
+    names = [each.name for each in read_dockerfile()]
+    assert names.index("web") < names.index("builder")  # COPY --from names an earlier stage
+    assert web.runs[0].startswith("npm ci ") and web.runs[-1] == "npm run build"
+    assert not any("npm install" in run for run in web.runs)
+    assert {source for _, source, _ in web.copies} >= {"web/package-lock.json", "web/.npmrc"}
+    assert builder.copies == [
+        (None, ".", "."),
+        ("web", "/src/app/ui/static/dist/", "app/ui/static/dist/"),
+    ]
+    assert (web.workdir, builder.workdir) == ("/src/web", "/src")
+    assert all(origin in (None, "builder") for origin, _, _ in read_dockerfile()[-1].copies)
+    text = DOCKERFILE.read_text()
+    # An official Node image, on a major version (an LTS line), never `latest`.
+    assert re.search(r"^ARG NODE_IMAGE=node:\d+-[a-z-]*slim$", text, re.MULTILINE), text
+
+
 def test_the_build_context_holds_what_the_image_needs_and_nothing_local() -> None:
     files = context_files()
     for needed in ("pyproject.toml", "README.md", "docker/install.sh", "docker/start"):
         assert needed in files
-    for package in ("app/", "grader/", "reference/", "exercises/"):
+    for needed in ("web/package.json", "web/package-lock.json", "web/.npmrc", "web/build.mjs"):
+        assert needed in files
+    for package in ("app/", "grader/", "reference/", "exercises/", "web/src/"):
         assert any(name.startswith(package) for name in files), package
-    for local in (".venv/", "var/", ".git/", "tests/", "build/"):
+    # The bundle and the packages of a local build stay out: the web stage makes its own.
+    local_builds = ("web/node_modules/", "app/ui/static/dist/")
+    for local in (".venv/", "var/", ".git/", "tests/", "build/", *local_builds):
         assert not any(name.startswith(local) for name in files), local
     assert not any("__pycache__" in name or ".egg-info" in name for name in files)
 
