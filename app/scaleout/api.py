@@ -43,12 +43,7 @@ def build_scale_out(
     closers.append(listener.close)
     celery = make_celery(settings)
     closers.append(celery.close)
-    tickets = Tickets(
-        client,
-        settings.redis_prefix,
-        queued_ttl_s=settings.broker_visibility_timeout_s,
-        lease_s=settings.worker_lease_s,
-    )
+    tickets = Tickets.for_settings(client, settings)
     outbox = Outbox(celery, tickets)
     sweeper = Sweeper(
         settings=settings,

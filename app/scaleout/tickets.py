@@ -22,6 +22,8 @@ from collections.abc import Iterable, Sequence
 
 import redis
 
+from app.settings import AppSettings
+
 QUEUED = "queued"
 _WORKER = "worker:"
 
@@ -56,6 +58,17 @@ class Tickets:
         self._issue = client.register_script(_ISSUE)
         self._hold = client.register_script(_HOLD)
         self._release = client.register_script(_RELEASE)
+
+    @classmethod
+    def for_settings(cls, client: redis.Redis, settings: AppSettings) -> Tickets:
+        """The tickets every API replica and worker of one deployment shares: a queued ticket
+        lives as long as the broker's visibility timeout, a lease for `worker_lease_s`."""
+        return cls(
+            client,
+            settings.redis_prefix,
+            queued_ttl_s=settings.broker_visibility_timeout_s,
+            lease_s=settings.worker_lease_s,
+        )
 
     def key(self, submission_id: str) -> str:
         return self._prefix + submission_id

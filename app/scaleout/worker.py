@@ -48,7 +48,7 @@ from app.scaleout.registry import WorkerInfo, WorkerRegistry
 from app.scaleout.sweeper import Sweeper
 from app.scaleout.tasks import Held, register_tasks
 from app.scaleout.tickets import Tickets
-from app.services import SandboxFactory, fork_server_sandbox
+from app.services import SandboxFactory, Services, fork_server_sandbox
 from app.settings import AppSettings
 from grader.catalog import Catalog
 from grader.runner import Grader
@@ -107,12 +107,7 @@ def run_worker(
         celery = make_celery(settings)
         client = redis_client(settings)
         closers.append(client.close)
-        tickets = Tickets(
-            client,
-            settings.redis_prefix,
-            queued_ttl_s=settings.broker_visibility_timeout_s,
-            lease_s=settings.worker_lease_s,
-        )
+        tickets = Tickets.for_settings(client, settings)
         outbox = Outbox(celery, tickets)
         http = httpx.Client()
         closers.append(http.close)
@@ -158,11 +153,7 @@ def run_worker(
         log.info("worker %s ready: %d slots", name, settings.sandbox_slots)
         return _consume(settings, celery, name)
     finally:
-        for closer in reversed(closers):
-            try:
-                closer()
-            except Exception:
-                log.exception("stopping %r failed", closer)
+        Services.close_all(closers)
 
 
 def _warm_grader(

@@ -89,12 +89,7 @@ def scaled(make_settings: SettingsFactory, ns: RedisNamespace, module_postgres_u
 
 
 def tickets_of(settings: AppSettings, ns: RedisNamespace) -> Tickets:
-    return Tickets(
-        ns.client,
-        settings.redis_prefix,
-        queued_ttl_s=settings.broker_visibility_timeout_s,
-        lease_s=settings.worker_lease_s,
-    )
+    return Tickets.for_settings(ns.client, settings)
 
 
 def store(database: Database, **values: Any) -> str:
