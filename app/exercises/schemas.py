@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
+from pydantic.config import JsonDict
 
 from grader.spec import CausalMask, Exercise, RandomTensor, SameAs, Visibility
 
-_SLUG = "multi-headed-self-attention"
+_SUMMARY_EXAMPLE: JsonDict = {
+    "slug": "multi-headed-self-attention",
+    "title": "Multi-Headed Self-Attention",
+    "summary": "Run several causal self-attention heads side by side...",
+    "kind": "module",
+    "framework": "torch",
+    "max_score": 10.0,
+}
 
 
 class ExerciseSummary(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "slug": _SLUG,
-                    "title": "Multi-Headed Self-Attention",
-                    "summary": "Run several causal self-attention heads side by side...",
-                    "kind": "module",
-                    "framework": "torch",
-                    "max_score": 10.0,
-                }
-            ]
-        }
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [_SUMMARY_EXAMPLE]})
 
     slug: str
     title: str
@@ -69,12 +64,7 @@ class ExercisePublic(ExerciseSummary):
         json_schema_extra={
             "examples": [
                 {
-                    "slug": _SLUG,
-                    "title": "Multi-Headed Self-Attention",
-                    "summary": "Run several causal self-attention heads side by side...",
-                    "kind": "module",
-                    "framework": "torch",
-                    "max_score": 10.0,
+                    **_SUMMARY_EXAMPLE,
                     "entry_point": "MultiHeadedSelfAttention",
                     "outputs": ["output"],
                     "allowed_imports": ["torch", "torch.nn", "math"],
