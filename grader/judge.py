@@ -19,7 +19,7 @@ from grader.report import (
     TestResult,
     TestStatus,
 )
-from grader.sandbox.job import CallOutcome, Execution, OutputValue, Termination
+from grader.sandbox.job import CallOutcome, Execution, OutputValue, RaisedError, Termination
 from grader.sandbox.limits import MIB, SandboxLimits
 
 _STATUS_OF_TERMINATION = {
@@ -112,16 +112,19 @@ def _judge_test(test: TestPlan, execution: Execution, limits: SandboxLimits) -> 
     if outcome is None:
         return _not_finished(test, execution, limits)
     if outcome.error is not None:
-        error = outcome.error
-        where = f" at line {error.line}" if error.line else ""
-        return _result(
-            test, TestStatus.ERROR, f"raised {error.type_name}{where}: {error.message}", outcome
-        )
+        return _result(test, TestStatus.ERROR, _error_message(outcome.error), outcome)
     comparisons = _compare_outputs(test, outcome.outputs or ())
     failed = next((c for c in comparisons if not c.passed), None)
     status = TestStatus.PASSED if failed is None else TestStatus.FAILED
     message = "all outputs match to 4 decimals" if failed is None else failed.message
     return _result(test, status, message, outcome, comparisons)
+
+
+def _error_message(error: RaisedError) -> str:
+    where = f" at line {error.line}" if error.line else ""
+    if error.contract:
+        return f"does not fit the exercise{where}: {error.message}"
+    return f"raised {error.type_name}{where}: {error.message}"
 
 
 def _compare_outputs(test: TestPlan, outputs: tuple[OutputValue, ...]) -> list[Comparison]:

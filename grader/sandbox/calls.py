@@ -6,15 +6,16 @@ process, so both are constructed, loaded and called in exactly the same way.
 
 from __future__ import annotations
 
+import difflib
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 import torch
 
-from grader.sandbox.job import Call, CallOutcome, Job, OutputValue, RaisedError
+from grader.sandbox.job import Call, CallOutcome, Job, OutputValue, RaisedError, Violation
 
 # The file name the submission is compiled under, so tracebacks can point at its lines.
 SUBMISSION_FILENAME = "<submission>"
@@ -31,12 +32,41 @@ _TRANSFERABLE_TORCH_DTYPES = {
 
 
 class ContractError(Exception):
-    """The submission does not have the shape the exercise asks for (no such class, wrong
-    parameter names, a constructor that returns no module...). Reported to the student as is."""
+    """The submission does not have the shape the exercise asks for (wrong parameter names, a
+    constructor that returns no module...). Reported to the student as is, without its name."""
+
+
+def missing_entry_point(job: Job, namespace: Mapping[str, object]) -> Violation | None:
+    """The refusal of a loaded submission that defines no entry point under the exercise's name,
+    naming the closest name it does define; None when the entry point is there."""
+    if namespace.get(job.entry_point) is not None:
+        return None
+    what = "class" if job.kind == "module" else "function"
+    message = f"your code defines no `{job.entry_point}`, the {what} this exercise grades"
+    defined = _defined_names(namespace)
+    by_lowercase = {name.lower(): name for name in defined}
+    closest = difflib.get_close_matches(job.entry_point.lower(), by_lowercase, n=1, cutoff=0.6)
+    if closest:
+        return Violation(f"{message}: did you mean `{by_lowercase[closest[0]]}`?")
+    if defined:
+        return Violation(f"{message}; it defines {', '.join(f'`{n}`' for n in defined[:5])}")
+    return Violation(f"{message}: it defines no class or function at all")
+
+
+def _defined_names(namespace: Mapping[str, object]) -> list[str]:
+    """The classes and functions the submission itself defined at its top level."""
+    home = namespace.get("__name__")
+    return sorted(
+        name
+        for name, value in namespace.items()
+        if callable(value)
+        and not name.startswith("__")
+        and getattr(value, "__module__", None) == home
+    )
 
 
 def run_calls(
-    entry: object | None,
+    entry: object,
     job: Job,
     take_stdout: Callable[[], str] = lambda: "",
     on_start: Callable[[Call], None] = lambda call: None,
@@ -49,8 +79,6 @@ def run_calls(
         on_start(call)
         started = time.perf_counter()
         try:
-            if entry is None:
-                raise ContractError(f"your code defines no `{job.entry_point}`")
             outputs: tuple[OutputValue, ...] | None = run_call(entry, call, job)
             error = None
         except Exception as exc:  # the student's exception is data, not our failure
@@ -195,7 +223,12 @@ def describe_exception(exc: BaseException) -> RaisedError:
         if frame.f_code.co_filename == SUBMISSION_FILENAME:
             line = lineno
     message = _safe_str(exc)
-    return RaisedError(type_name=type(exc).__name__[:80], message=message[:2000], line=line)
+    return RaisedError(
+        type_name=type(exc).__name__[:80],
+        message=message[:2000],
+        line=line,
+        contract=isinstance(exc, ContractError),
+    )
 
 
 def _safe_str(exc: BaseException) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NoReturn, Protocol
 
-from grader.sandbox.calls import describe_exception, run_calls
+from grader.sandbox.calls import describe_exception, missing_entry_point, run_calls
 from grader.sandbox.job import Call, CallOutcome, Job, Violation
 from grader.sandbox.policy import (
     StdoutCapture,
@@ -32,14 +32,14 @@ class Reporter(Protocol):
 
 def execute(job: Job, reporter: Reporter, on_violation: Callable[[Violation], NoReturn]) -> None:
     try:
-        code = compile_submission(job.source, job.policy)
+        compiled = compile_submission(job.source, job.policy)
     except SubmissionRejected as rejection:
         reporter.rejected(rejection.violations)
         return
     stdout = StdoutCapture(job.limits.stdout_chars)
-    namespace = restricted_globals(job.policy, stdout, on_violation)
+    namespace = restricted_globals(job.policy, stdout, on_violation, compiled.private_names)
     try:
-        exec(code, namespace)
+        exec(compiled.code, namespace)
     except Exception as exc:  # the submission failed while loading: every call reports it
         load_error = describe_exception(exc)
         for call in job.calls:
@@ -48,6 +48,10 @@ def execute(job: Job, reporter: Reporter, on_violation: Callable[[Violation], No
                 CallOutcome(call_id=call.id, outputs=None, error=load_error, stdout=stdout.take())
             )
         return
-    entry = namespace.get(job.entry_point)
+    missing = missing_entry_point(job, namespace)
+    if missing is not None:
+        reporter.rejected([missing])
+        return
+    entry = namespace[job.entry_point]
     for outcome in run_calls(entry, job, stdout.take, on_start=reporter.started):
         reporter.finished(outcome)

@@ -97,6 +97,9 @@ class RaisedError:
     type_name: str
     message: str
     line: int | None = None  # line in the submission where it was raised, if there
+    # The grader's own finding that the submission does not fit the exercise (a constructor
+    # that makes no module, parameters named otherwise), not an exception of the student's code.
+    contract: bool = False
 
 
 @dataclass(frozen=True)

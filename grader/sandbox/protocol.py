@@ -445,6 +445,7 @@ def _raised(obj: dict[str, Any]) -> RaisedError:
         type_name=_text(obj, "type_name", _MAX_NAME),
         message=_text(obj, "message", _MAX_MESSAGE),
         line=_line(obj),
+        contract=obj.get("contract") is True,
     )
 
 

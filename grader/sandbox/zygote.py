@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
 import json
 import os
 import select
@@ -38,6 +37,7 @@ import numpy as np
 from grader.sandbox import guest, hardening
 from grader.sandbox.job import Call, Job, Policy, Violation
 from grader.sandbox.limits import SandboxLimits
+from grader.sandbox.policy import import_importable, importable_modules
 from grader.sandbox.protocol import (
     MAX_JOB_HEADER,
     Event,
@@ -86,13 +86,13 @@ def load_runtime(preload: tuple[str, ...]) -> None:
     """Import what submissions may import: a child, once confined, can open no file to import
     anything more."""
     configure_torch()
-    for name in preload:
-        importlib.import_module(name)
+    import_importable(preload)
 
 
 # Attention as students write it, through the policy: the compiler, the guards and their caches,
-# and the ops (Linear, matmul, softmax, masked_fill, tril, cat, round) all run once in the warm
-# process, so that no child pays their lazy initialisation.
+# the ops (Linear, matmul, softmax, masked_fill, tril, cat, round) and printing a tensor and a
+# module all run once in the warm process, so that no child pays their lazy initialisation, and
+# none imports a module lazily, which a confined child could not (tensor printing does).
 _WARM_UP_SOURCE = """
 import torch
 
@@ -106,7 +106,7 @@ class Attention(torch.nn.Module):
         scores = self.proj(x) @ torch.transpose(x, 1, 2) / (x.shape[2] ** 0.5)
         mask = torch.tril(torch.ones(T, T)) == 0
         weights = torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
-        print("warm")
+        print("warm", weights, self, f"{x.shape=}")
         return torch.round(torch.cat([weights @ x, x], dim=-1), decimals=4)
 """
 
@@ -114,7 +114,7 @@ class Attention(torch.nn.Module):
 def warm_up(preload: tuple[str, ...]) -> None:
     call = Call("warm-up", (np.ones((2, 4, 8), np.float32),), {"dim": 8}, seed=0)
     # Every preloaded module allowed, so the guards' per-module caches are filled here too.
-    policy = Policy(tuple(dict.fromkeys(("torch", "torch.nn", *preload))))
+    policy = Policy(tuple(sorted(importable_modules(("torch", *preload)))))
     job = Job(_WARM_UP_SOURCE, "Attention", "module", "torch", policy, (call,), SandboxLimits())
     guest.execute(job, EventReporter(_expect_success), _refuse)
     # Everything alive now is shared with every child: keep the garbage collector from

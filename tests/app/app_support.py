@@ -13,7 +13,12 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from app.settings import AppSettings
-from grader.sandbox.calls import SUBMISSION_FILENAME, describe_exception, run_calls
+from grader.sandbox.calls import (
+    SUBMISSION_FILENAME,
+    describe_exception,
+    missing_entry_point,
+    run_calls,
+)
 from grader.sandbox.interface import Layer
 from grader.sandbox.job import CallOutcome, Execution, Job, Termination
 
@@ -55,10 +60,11 @@ class FakeSandbox:
                 c.id: CallOutcome(call_id=c.id, outputs=None, error=error) for c in job.calls
             }
             return Execution(Termination.COMPLETED, outcomes)
-        entry = namespace.get(job.entry_point)
-        return Execution(
-            Termination.COMPLETED, {outcome.call_id: outcome for outcome in run_calls(entry, job)}
-        )
+        missing = missing_entry_point(job, namespace)
+        if missing is not None:
+            return Execution(Termination.REJECTED, {}, violations=(missing,))
+        finished = run_calls(namespace[job.entry_point], job)
+        return Execution(Termination.COMPLETED, {outcome.call_id: outcome for outcome in finished})
 
     def layers(self) -> list[Layer]:
         return [Layer("none", False, "test sandbox: no isolation")]

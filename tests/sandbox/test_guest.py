@@ -10,25 +10,15 @@ import json
 import subprocess
 import sys
 import textwrap
-from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from guest_support import NUMPY_POLICY, TORCH_POLICY, Ended, printed, run, violation_of
 
-from grader.sandbox.guest import execute
-from grader.sandbox.job import Call, CallOutcome, Job, OutputValue, Policy, Violation
+from grader.sandbox.job import Call, OutputValue, Policy, Violation
 from grader.sandbox.limits import SandboxLimits
-
-TORCH_POLICY = Policy(
-    allowed_imports=("torch", "torch.nn", "torch.nn.functional", "math", "typing"),
-    forbidden=(
-        "torch.nn.MultiheadAttention",
-        "torch.nn.functional.scaled_dot_product_attention",
-    ),
-)
-NUMPY_POLICY = Policy(allowed_imports=("numpy", "math"))
 
 # /work/shared/seeds/000: the notebook's starter, verbatim (torchtyping and all).
 SEED_STARTER = """\
@@ -118,71 +108,6 @@ class MultiHeadedSelfAttention(nn.Module):
             scores = nn.functional.softmax(scores, dim=2)
             return scores @ v
 """
-
-
-class Recorder:
-    """A Reporter that keeps what it is told."""
-
-    def __init__(self) -> None:
-        self.rejections: list[tuple[Violation, ...]] = []
-        self.started_calls: list[str] = []
-        self.outcomes: list[CallOutcome] = []
-
-    def rejected(self, violations: Sequence[Violation]) -> None:
-        self.rejections.append(tuple(violations))
-
-    def started(self, call: Call) -> None:
-        self.started_calls.append(call.id)
-
-    def finished(self, outcome: CallOutcome) -> None:
-        self.outcomes.append(outcome)
-
-
-class Ended(BaseException):
-    """Stands in for the real sandbox's exit on a violation (tests only)."""
-
-    def __init__(self, violation: Violation) -> None:
-        super().__init__(violation.message)
-        self.violation = violation
-
-
-def end_run(violation: Violation) -> NoReturn:
-    raise Ended(violation)
-
-
-def run(
-    source: str,
-    *,
-    policy: Policy = TORCH_POLICY,
-    kind: str = "function",
-    entry_point: str = "f",
-    calls: tuple[Call, ...] = (Call(id="only", args=()),),
-    limits: SandboxLimits | None = None,
-) -> Recorder:
-    recorder = Recorder()
-    job = Job(
-        source=textwrap.dedent(source),
-        entry_point=entry_point,
-        kind=kind,
-        framework="torch",
-        policy=policy,
-        calls=calls,
-        limits=limits or SandboxLimits(),
-    )
-    execute(job, recorder, end_run)
-    return recorder
-
-
-def printed(source: str, policy: Policy = TORCH_POLICY) -> str:
-    """What a probe prints at load time (it defines no `f`, which is reported separately)."""
-    (outcome,) = run(source, policy=policy).outcomes
-    return outcome.stdout
-
-
-def violation_of(source: str, policy: Policy = TORCH_POLICY) -> Violation:
-    with pytest.raises(Ended) as ended:
-        run(source, policy=policy)
-    return ended.value.violation
 
 
 def attention_call() -> Call:
@@ -279,10 +204,9 @@ def test_numpy_hands_out_only_its_computational_part(probe: str, fragment: str) 
 
 def test_modules_outside_the_exercise_are_refused_however_reached() -> None:
     torch_only = Policy(("torch",))
-    assert (
-        "`torch.nn` is a module" in violation_of("import torch\nx = torch.nn\n", torch_only).message
-    )
-    probe = "import torch\nx = torch.zeros(1)\nfrom torch import nn\n"
+    probe = "import torch\nx = torch.distributions\n"
+    assert "`torch.distributions` is a module" in violation_of(probe, torch_only).message
+    probe = "import torch\nx = torch.zeros(1)\nfrom torch import distributions\n"
     assert violation_of(probe, torch_only).line == 3
 
 
@@ -525,3 +449,44 @@ def test_a_bare_except_cannot_swallow_a_violation() -> None:
             ]
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (
+            "class MultiHeadSelfAttention:\n    pass\n",
+            "your code defines no `MultiHeadedSelfAttention`, the class this exercise grades: "
+            "did you mean `MultiHeadSelfAttention`?",
+        ),
+        (
+            "class multiheadedselfattention:\n    pass\n",
+            "your code defines no `MultiHeadedSelfAttention`, the class this exercise grades: "
+            "did you mean `multiheadedselfattention`?",
+        ),
+        (
+            "import torch\nclass Solution:\n    pass\ndef helper():\n    pass\n",
+            "your code defines no `MultiHeadedSelfAttention`, the class this exercise grades; "
+            "it defines `Solution`, `helper`",
+        ),
+        (
+            "# TODO\n",
+            "your code defines no `MultiHeadedSelfAttention`, the class this exercise grades: "
+            "it defines no class or function at all",
+        ),
+    ],
+)
+def test_a_submission_without_its_entry_point_is_refused_with_the_closest_name(
+    source: str, message: str
+) -> None:
+    recorder = run(source, kind="module", entry_point="MultiHeadedSelfAttention")
+    assert recorder.rejections == [(Violation(message),)]
+    assert recorder.outcomes == []
+
+
+def test_a_misfit_is_reported_as_the_grader_finding_not_as_an_exception() -> None:
+    source = "class Net:\n    def __init__(self):\n        pass\n"
+    (outcome,) = run(source, kind="module", entry_point="Net", calls=(Call("only", ()),)).outcomes
+    assert outcome.error is not None
+    assert outcome.error.contract
+    assert outcome.error.message == "`Net(...)` made a Net, not an nn.Module"

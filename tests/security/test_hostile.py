@@ -169,7 +169,9 @@ CASES = [
     guard("files_numpy_save", "`numpy.save` is not available", slug=NUMPY),
     guard("files_numpy_load", "`numpy.load` is not available", slug=NUMPY),
     guard("files_numpy_memmap", "`numpy.memmap` is not available", slug=NUMPY),
-    ran("files_lazy_import", TestStatus.ERROR, "Permission denied", layer="landlock"),
+    # Its lazy import now happens in the warm process (printing tensors must work), so no file
+    # is read in the child; other entries show Landlock refusing the reads that remain.
+    ran("files_lazy_import", TestStatus.FAILED, "differs", stdout="tensor([2., 2., 2.])"),
     # Monkeypatching torch, process-wide, and state left for the next submission.
     guard("patch_torch_allclose", "changing the module `torch` is not allowed"),
     static("patch_tensor_eq", "`__eq__` is not allowed"),

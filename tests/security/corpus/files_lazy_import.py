@@ -1,5 +1,6 @@
-"""Have torch read files on our behalf: reading a tensor's `.grad` makes torch import a module
-from disk the first time. Only the process layer (Landlock) can refuse that read."""
+"""Have torch read files on our behalf: printing a tensor made torch import a module from disk
+the first time. The warm process now prints one before any child runs, so the child imports
+nothing; were it to, the process layer (Landlock) would refuse the read."""
 
 import torch
 import torch.nn as nn

@@ -1,0 +1,34 @@
+"""The sandbox's first layer: a RestrictedPython policy and the runtime guards its code calls.
+
+- `static`: the source checked and rewritten before anything runs (`compile_submission`);
+- `guards`: what the rewritten code calls at run time (`restricted_globals`);
+- `names`: which names and attributes are allowed, judged by name alone;
+- `ownership`: which classes, objects and private names are the submission's own;
+- `modules`: which modules may be imported, and what may be read from each;
+- `output`, `formatter`, `refusals`: print, `str.format`, and what a refusal may say.
+
+This layer is assumed to fail on its own: the process layer (a fresh hardened child with nothing
+secret in reach) contains whatever slips through.
+"""
+
+from grader.sandbox.policy.guards import restricted_globals
+from grader.sandbox.policy.modules import import_importable, importable_modules
+from grader.sandbox.policy.names import DEFINABLE_DUNDERS, SUBMISSION_MODULE
+from grader.sandbox.policy.output import StdoutCapture
+from grader.sandbox.policy.static import (
+    CompiledSubmission,
+    SubmissionRejected,
+    compile_submission,
+)
+
+__all__ = [
+    "DEFINABLE_DUNDERS",
+    "SUBMISSION_MODULE",
+    "CompiledSubmission",
+    "StdoutCapture",
+    "SubmissionRejected",
+    "compile_submission",
+    "import_importable",
+    "importable_modules",
+    "restricted_globals",
+]

@@ -1,0 +1,339 @@
+"""The runtime guards: what the rewritten code of a submission calls for every attribute it
+reads, item it reads, write, import, class statement and print.
+
+`restricted_globals` builds them, bound to one run's policy. A refusal goes to `on_violation`,
+which ends the run: it never returns, so a bare `except:` in the submission cannot swallow it and
+keep probing.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import operator
+import sys
+import types
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+import torch
+from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
+
+from grader.sandbox.job import Policy, Violation
+from grader.sandbox.policy.formatter import FORMAT_METHODS, GuardedFormatter
+from grader.sandbox.policy.modules import (
+    allowed_modules,
+    importable_modules,
+    resolve_forbidden,
+    stand_ins,
+)
+from grader.sandbox.policy.names import (
+    SUBMISSION_MODULE,
+    attribute_problem,
+    forbidden_message,
+    import_refusal,
+    is_private,
+    private_refusal,
+)
+from grader.sandbox.policy.output import Printer, StdoutCapture
+from grader.sandbox.policy.ownership import Ownership
+from grader.sandbox.policy.refusals import module_name, quotable, submission_line, write_refusal
+
+_UNSAFE_ATTRIBUTES: Mapping[str, str] = {
+    "tofile": "writes a file",
+    "dump": "writes a pickle to a file",
+    "dumps": "makes a pickle",
+    "ctypes": "hands out raw memory pointers",
+    "data_ptr": "hands out a raw memory pointer",
+    "storage": "reaches a tensor's raw storage, whose class reads and writes files",
+    "untyped_storage": "reaches a tensor's raw storage, whose class reads and writes files",
+    "storage_type": "reaches the storage classes, which read and write files",
+    "from_file": "reads and writes files",
+    "share_memory_": "moves tensors into shared memory that other processes can map",
+    "share_memory": "moves tensors into shared memory that other processes can map",
+    "compile": "starts a compiler that writes files and runs generated code",
+    "sparse_resize_": "reshapes a sparse tensor's buffers unchecked, writing outside them",
+    "sparse_resize_and_clear_": "reshapes a sparse tensor's buffers unchecked",
+}
+# On tensors and modules only (other objects may well have a `type` of their own).
+_UNSAFE_TORCH_TYPE = "imports any module a string names; use `.to(dtype)` instead"
+
+# Builtins that ordinary nn.Module code uses; none reaches files, the interpreter or another
+# object's internals. map, filter, zip, sorted, reversed iterate in C, past `_getiter_`:
+# RestrictedPython leaves them out for that, but `_getiter_` decides nothing in this sandbox.
+# Left out on purpose: open, input, breakpoint, help (I/O); eval, exec, compile (new unchecked
+# code); globals, locals, vars, dir (namespaces); type (with 3 arguments it makes a class with any
+# special method, with 1 it hands out `type` itself); memoryview, bytearray (raw buffers); hash
+# (hashing a deeply nested tuple crashes CPython). getattr, hasattr, setattr and delattr are
+# there as guards, which check a computed name as the source's `obj.name` is checked.
+_SAFE_BUILTIN_NAMES = (
+    "abs", "all", "any", "bool", "callable", "chr", "classmethod", "dict", "divmod", "enumerate",
+    "filter", "float", "frozenset", "int", "isinstance", "issubclass", "iter", "len", "list",
+    "map", "max", "min", "next", "object", "ord", "pow", "property", "range", "repr", "reversed",
+    "round", "set", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "zip",
+    # Exceptions to raise and catch. BaseException's other children (SystemExit,
+    # KeyboardInterrupt, GeneratorExit) are no business of a submission.
+    "ArithmeticError", "AssertionError", "AttributeError", "Exception", "ImportError",
+    "IndexError", "KeyError", "LookupError", "NotImplementedError", "OverflowError",
+    "RuntimeError", "StopIteration", "TypeError", "ValueError", "ZeroDivisionError",
+)  # fmt: skip
+
+_INPLACE_OPERATORS: Mapping[str, Callable[[Any, Any], Any]] = {
+    "+=": operator.iadd,
+    "-=": operator.isub,
+    "*=": operator.imul,
+    "/=": operator.itruediv,
+    "%=": operator.imod,
+    "**=": operator.ipow,
+    "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+    "|=": operator.ior,
+    "^=": operator.ixor,
+    "&=": operator.iand,
+    "//=": operator.ifloordiv,
+    "@=": operator.imatmul,
+}
+
+
+def restricted_globals(
+    policy: Policy,
+    stdout: StdoutCapture,
+    on_violation: Callable[[Violation], NoReturn],
+    private_names: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """The globals to exec `compile_submission`'s code in: safe builtins and the guards.
+
+    `private_names`: those the source defines (`CompiledSubmission.private_names`)."""
+    guards = _Guards(policy, stdout, on_violation, private_names)
+    safe_builtins = {name: getattr(builtins, name) for name in _SAFE_BUILTIN_NAMES}
+    safe_builtins |= {
+        "__build_class__": guards.build_class,
+        "__import__": guards.import_module,
+        "getattr": guards.getattr_builtin,
+        "hasattr": guards.hasattr_builtin,
+        "setattr": guards.setattr_builtin,
+        "delattr": guards.delattr_builtin,
+    }
+    return {
+        "__builtins__": safe_builtins,
+        "__name__": SUBMISSION_MODULE,
+        "__metaclass__": type,  # RestrictedPython gives every class `metaclass=__metaclass__`
+        "_getattr_": guards.attribute,
+        "_getitem_": guards.item,
+        "_write_": guards.write,
+        "_print_": guards.printer,
+        "_getiter_": iter,
+        "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
+        "_unpack_sequence_": guarded_unpack_sequence,
+        "_apply_": _apply,
+        "_inplacevar_": _inplace,
+        "_inplace_attribute_": guards.inplace_attribute,
+        "_inplace_item_": guards.inplace_item,
+        "_key_": _KeyOf(),
+    }
+
+
+class _Guards:
+    """The runtime checks that restricted code calls, bound to one run's policy."""
+
+    def __init__(
+        self,
+        policy: Policy,
+        stdout: StdoutCapture,
+        on_violation: Callable[[Violation], NoReturn],
+        private_names: frozenset[str],
+    ) -> None:
+        self._on_violation = on_violation
+        self._printer = Printer(stdout)
+        self._formatter = GuardedFormatter(self)
+        self._allowed_imports = importable_modules(policy.allowed_imports)
+        self._stand_ins = stand_ins()
+        self._modules = allowed_modules(self._allowed_imports, self._stand_ins)
+        self._forbidden = resolve_forbidden(policy.forbidden)
+        self._ownership = Ownership(private_names)
+
+    def refuse(self, message: str) -> NoReturn:
+        self._on_violation(Violation(message, submission_line()))
+
+    def attribute(self, obj: object, name: str) -> Any:
+        """`_getattr_`: every `obj.name` the submission reads."""
+        self._check_name(obj, name, storing=False)
+        if isinstance(obj, types.ModuleType):
+            return self._module_attribute(obj, name)
+        self._check_object_attribute(obj, name)
+        if name in FORMAT_METHODS and isinstance(obj, str):
+            return self._formatter.method(obj, name)
+        value = getattr(obj, name)
+        self._check_value(value, f"`.{name}`")
+        return value
+
+    def getattr_builtin(self, obj: object, name: str, *default: object) -> Any:
+        """`getattr`, through the same guard as `obj.name`."""
+        if len(default) > 1:
+            raise TypeError(f"getattr expected at most 3 arguments, got {2 + len(default)}")
+        try:
+            return self.attribute(obj, name)
+        except AttributeError:
+            if default:
+                return default[0]
+            raise
+
+    def hasattr_builtin(self, obj: object, name: str) -> bool:
+        try:
+            self.attribute(obj, name)
+        except AttributeError:
+            return False
+        return True
+
+    def setattr_builtin(self, obj: object, name: str, value: object) -> None:
+        """`setattr`, through the same checks as `obj.name = value`; a private name it sets on
+        the submission's own object is the submission's from then on."""
+        if type(name) is str and is_private(name):
+            self._ownership.claim(obj, name)
+        self._check_name(obj, name, storing=True)
+        setattr(self.write(obj, name), name, value)
+
+    def delattr_builtin(self, obj: object, name: str) -> None:
+        """`delattr`, through the same checks as `del obj.name`."""
+        self._check_name(obj, name, storing=True)
+        delattr(self.write(obj, name), name)
+
+    def item(self, obj: Any, key: object) -> Any:
+        """`_getitem_`: every `obj[key]` the submission reads."""
+        value = obj[key]
+        self._check_value(value, "an item")
+        return value
+
+    def write(self, obj: object, name: str | None = None) -> object:
+        """`_write_`: the object of every `obj.name = ...`, `obj[key] = ...` and `del`; `name`
+        is the attribute's, for attributes."""
+        # Classes first, torch.Tensor and nn.Module among them: no monkeypatching.
+        if isinstance(obj, type):
+            self.refuse(write_refusal(obj))
+        if name is not None and is_private(name) and not self._ownership.owns_private(obj, name):
+            self.refuse(private_refusal(f".{quotable(obj, name)}"))
+        if isinstance(
+            obj, list | dict | torch.Tensor | np.ndarray | torch.nn.Module
+        ) or self._ownership.owns_instance(obj):
+            return obj
+        self.refuse(write_refusal(obj))
+
+    def inplace_attribute(self, obj: object, name: str, symbol: str, value: object) -> None:
+        """`obj.name op= value`."""
+        target = self.write(obj, name)
+        setattr(target, name, _inplace(symbol, self.attribute(obj, name), value))
+
+    def inplace_item(self, obj: Any, key: object, symbol: str, value: object) -> None:
+        """`obj[key] op= value`."""
+        target: Any = self.write(obj)
+        target[key] = _inplace(symbol, self.item(obj, key), value)
+
+    def import_module(
+        self,
+        name: str,
+        _globals: object = None,
+        _locals: object = None,
+        fromlist: Sequence[str] | None = (),
+        level: int = 0,
+    ) -> types.ModuleType:
+        """`__import__`: exactly the modules the exercise allows, and from them only what
+        `_getattr_` would give."""
+        if isinstance(fromlist, list):
+            # CPython's C API (PyImport_Import) imports through the running frame's __import__,
+            # with a list as fromlist: torch or numpy importing a module for itself, while the
+            # submission's frame runs. The module goes to that library code, not to the
+            # submission, whose import statements pass None or a tuple.
+            return importlib.import_module(name)
+        if level != 0 or name not in self._allowed_imports:
+            self.refuse(import_refusal(name, self._allowed_imports))
+        module = self._stand_ins.get(name) or importlib.import_module(name)
+        for item in fromlist or ():
+            self.attribute(module, item)
+        if fromlist:
+            return module
+        top = name.partition(".")[0]  # `import a.b` binds `a`; the static layer checked it
+        return self._stand_ins.get(top) or sys.modules[top]
+
+    def build_class(self, body: Callable[[], Any], name: str, *bases: Any, **keywords: Any) -> Any:
+        """`__build_class__`: the class statement, noting the class as the submission's own."""
+        cls = builtins.__build_class__(body, name, *bases, **keywords)
+        self._ownership.adopt(cls)
+        return cls
+
+    def printer(self, _getattr: object) -> Printer:
+        """`_print_`, which RestrictedPython calls once in each function that prints."""
+        return self._printer
+
+    def _check_name(self, obj: object, name: str, *, storing: bool) -> None:
+        """Refuse `obj.name` for its name: special, a frame's, or private to a library."""
+        if type(name) is not str:
+            raise TypeError("attribute name must be a string")
+        problem = attribute_problem(name, storing=storing)
+        if problem is not None:
+            self.refuse(problem.replace(f"`{name}`", f"`{quotable(obj, name)}`", 1))
+        if is_private(name) and not self._ownership.owns_private(obj, name):
+            written = quotable(obj, name)
+            if isinstance(obj, types.ModuleType):
+                written = f"{module_name(obj)}.{written}"
+            self.refuse(private_refusal(written))
+
+    def _module_attribute(self, module: types.ModuleType, name: str) -> Any:
+        allowed = self._modules.get(id(module))
+        if allowed is None:
+            self.refuse(f"the module `{module_name(module)}` is not available in this exercise")
+        dotted = f"{allowed.name}.{name}"
+        # Nothing outside the allow-list is even looked up: a module's lazy __getattr__ may import.
+        if name not in allowed.attributes and dotted not in self._allowed_imports:
+            if dotted in sys.modules:
+                self.refuse(f"`{dotted}` is a module this exercise does not let you use")
+            self.refuse(
+                f"`{allowed.name}.{quotable(module, name)}` is not available in the grading "
+                f"sandbox: only the computational part of `{allowed.name}` is"
+            )
+        value = getattr(module, name)
+        self._check_value(value, f"`{dotted}`")
+        return value
+
+    def _check_object_attribute(self, obj: object, name: str) -> None:
+        reason = _UNSAFE_ATTRIBUTES.get(name)
+        if name == "type" and _is_torch_object(obj):
+            reason = _UNSAFE_TORCH_TYPE
+        if name in FORMAT_METHODS and isinstance(obj, type) and issubclass(obj, str):
+            reason = "formats past the sandbox's checks; call it on a string instead"
+        if reason is not None:
+            self.refuse(f"`.{name}` is not allowed in the grading sandbox: it {reason}")
+
+    def _check_value(self, value: object, reached_as: str) -> None:
+        dotted = self._forbidden.get(id(value))
+        if dotted is not None:
+            self.refuse(forbidden_message(dotted))
+        if isinstance(value, types.ModuleType) and id(value) not in self._modules:
+            self.refuse(
+                f"{reached_as} is the module `{module_name(value)}`, which this exercise does not "
+                "let you use"
+            )
+
+
+def _is_torch_object(obj: object) -> bool:
+    torch_classes = (torch.Tensor, torch.nn.Module)
+    return isinstance(obj, torch_classes) or (
+        isinstance(obj, type) and issubclass(obj, torch_classes)
+    )
+
+
+def _apply(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`f(*args, **kwargs)`, which RestrictedPython routes through `_apply_`."""
+    return function(*args, **kwargs)
+
+
+def _inplace(symbol: str, target: Any, value: Any) -> Any:
+    """`target op= value` for `_inplacevar_` and the item and attribute forms."""
+    return _INPLACE_OPERATORS[symbol](target, value)
+
+
+class _KeyOf:
+    """`_key_[k]` is `k`: a subscript's key, slices included, as a value."""
+
+    def __getitem__(self, key: object) -> object:
+        return key

@@ -1,0 +1,70 @@
+"""What a submission owns: the classes it defines, their instances, and their private names.
+
+Owned objects are the submission's to change (`self.heads = ...` on its own module). On them, a
+private name (`self._cache`, `self._split_heads(x)`, `Net._causal_mask(T)`) is the submission's
+own when its source defines it (or its code set it with `setattr`), unless a library put it
+there: every nn.Module instance carries torch's `_parameters`, `_modules`, `_forward_hooks`...,
+and its class inherits `_apply`, `_call_impl`... Those are the library's internals, reached
+through the submission's object, and stay refused like any foreign private name (`torch._C`,
+`tensor._base`, `function._x`).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+
+@functools.cache
+def _module_instance_internals() -> frozenset[str]:
+    """The attributes that `nn.Module.__init__` sets on every instance."""
+    return frozenset(vars(torch.nn.Module()))
+
+
+class Ownership:
+    """The classes one run of a submission defined, by identity, and its private names."""
+
+    def __init__(self, private_names: frozenset[str]) -> None:
+        self._classes: dict[int, type] = {}  # holds each class so that its id stays its own
+        self._names = set(private_names)
+
+    def adopt(self, cls: type) -> None:
+        """Note `cls` as defined by the submission (its class statement just ran)."""
+        self._classes[id(cls)] = cls
+
+    def owns_instance(self, obj: object) -> bool:
+        return id(type(obj)) in self._classes
+
+    def claim(self, obj: object, name: str) -> None:
+        """Note a private name that the submission sets by `setattr` on its own object."""
+        if self._owning_class(obj) is not None and not self._library_defines(obj, name):
+            self._names.add(name)
+
+    def owns_private(self, obj: object, name: str) -> bool:
+        """Whether the private attribute `name` of `obj` is the submission's own."""
+        return (
+            name in self._names
+            and self._owning_class(obj) is not None
+            and not self._library_defines(obj, name)
+        )
+
+    def _library_defines(self, obj: object, name: str) -> bool:
+        owner = self._owning_class(obj)
+        if owner is None:
+            return True
+        if any(name in vars(cls) for cls in owner.__mro__ if id(cls) not in self._classes):
+            return True  # a method or class attribute of torch's
+        is_module = isinstance(obj, torch.nn.Module)  # an instance, not a class
+        return is_module and name in _module_instance_internals()
+
+    def _owning_class(self, obj: object) -> type | None:
+        """The submission's class behind `obj`: the class itself, an instance's class, or the
+        class that `super()` looks past."""
+        if isinstance(obj, super):  # looks up class attributes only, along its object's MRO
+            # typeshed leaves out `__self_class__`: the class of the object super() was given.
+            seen_from: type | None = obj.__self_class__  # type: ignore[attr-defined]
+            return seen_from if seen_from is not None and id(seen_from) in self._classes else None
+        if isinstance(obj, type):
+            return obj if id(obj) in self._classes else None
+        return type(obj) if self.owns_instance(obj) else None
