@@ -30,8 +30,9 @@ class Catalog:
         return sorted(self._by_slug)
 
     def allowed_imports(self) -> tuple[str, ...]:
-        """Every module some exercise lets submissions import: what a warm process must preload,
-        since a confined child can open no file to import anything more."""
+        """Every library some exercise lets submissions import: what a warm process must preload
+        (with what each brings, `policy.importable_modules`), since a confined child can open no
+        file to import anything more."""
         return tuple(sorted({name for exercise in self for name in exercise.spec.allowed_imports}))
 
     def __iter__(self) -> Iterator[Exercise]:

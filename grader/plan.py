@@ -67,7 +67,7 @@ class ExercisePlan:
     exercise: Exercise
     reference: Reference
     tests: tuple[TestPlan, ...]
-    _variant_outputs: dict[tuple[str, str], tuple[OutputValue, ...] | None] = field(
+    _variant_outputs: dict[tuple[str, WrongVariant], tuple[OutputValue, ...] | None] = field(
         default_factory=dict
     )
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -87,8 +87,9 @@ class ExercisePlan:
         self, test: TestPlan, variant: WrongVariant
     ) -> tuple[OutputValue, ...] | None:
         """The outputs of a known-wrong variant on a test, computed once; None if it can't run
-        on that test (a variant with other parameter names, say)."""
-        key = (test.spec.name, variant.code)
+        on that test (a variant with other parameter names, say). Cached by the variant itself,
+        not its code: one mistake written two ways is two variants with one code."""
+        key = (test.spec.name, variant)
         with self._lock:
             if key not in self._variant_outputs:
                 job = make_job(self.exercise.spec, "", (test.call,))

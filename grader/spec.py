@@ -121,7 +121,9 @@ class ExerciseSpec(_Strict):
     weights: WeightSource = WeightSource.SUBMISSION
     # Names of the outputs, in order; one name means a single returned value.
     outputs: list[str] = Field(default_factory=lambda: ["output"], min_length=1)
-    # Modules the submission may import, exactly (allowing "torch" does not allow "torch.nn").
+    # Libraries the submission may import, each with its computational submodules ("torch"
+    # brings torch.nn, torch.nn.functional, torch.nn.init...); typing, torchtyping, __future__
+    # and math are importable in every exercise (grader.sandbox.policy.modules).
     allowed_imports: list[str]
     # Dotted names the submission may not reach, e.g. "torch.nn.MultiheadAttention".
     forbidden: list[str] = Field(default_factory=list)

@@ -5,7 +5,8 @@ A reference module in `reference/` defines the exercise's entry point under the 
 
     VARIANTS: tuple[WrongVariant, ...]
         known-wrong versions of the entry point; a failing output that equals one of them
-        gets that variant's message.
+        gets that variant's message. Variants may share a code (and its message), for one
+        mistake written two ways: the student gets one finding.
     WEIGHT_PROBE: WeightProbe
         reference weights to load into the submission by name suffix; if the submission then
         matches the reference, its math is right and only its weights differed.

@@ -141,15 +141,34 @@ class _RoundedTo3(_Variant):
     decimals = 3
 
 
-class _ExtraProjection(_Variant):
+class WithOutputProjection(_Variant):
+    """The heads followed by an output projection created after them, without a bias: NeetCode's
+    newer version of this exercise. reference.multi_headed_self_attention_projection adds it to
+    the mistakes above to make its own."""
+
+    bias = False
+
     def __init__(self, embedding_dim: int, attention_dim: int, num_heads: int) -> None:
-        super().__init__(embedding_dim, attention_dim, num_heads)
-        self.proj = nn.Linear(attention_dim, attention_dim)
+        super().__init__(embedding_dim, attention_dim, num_heads)  # seeds, then the heads
+        self.proj = nn.Linear(attention_dim, attention_dim, bias=self.bias)
 
     def project(self, concatenated: torch.Tensor) -> torch.Tensor:
         projected: torch.Tensor = self.proj(concatenated)  # (B, T, attention_dim)
         return projected
 
+
+class _ExtraProjectionWithBias(WithOutputProjection):
+    bias = True
+
+
+# One diagnosis, bias or not: either way the student added a layer this exercise doesn't have.
+_EXTRA_PROJECTION = (
+    "Your output matches the heads followed by an extra nn.Linear output projection: this "
+    "exercise returns the concatenated heads as they are, with no projection. If you meant to "
+    "solve NeetCode's newer version, which adds nn.Linear(attention_dim, attention_dim, "
+    "bias=False) after the heads, submit it to the `multi-headed-self-attention-projection` "
+    "exercise instead."
+)
 
 VARIANTS = (
     WrongVariant(
@@ -195,10 +214,10 @@ VARIANTS = (
         entry=_RoundedTo3,
     ),
     WrongVariant(
-        code="extra-output-projection",
-        message="Your output matches the heads followed by an extra nn.Linear output projection: "
-        "this exercise returns the concatenated heads as they are, with no projection.",
-        entry=_ExtraProjection,
+        code="extra-output-projection", message=_EXTRA_PROJECTION, entry=WithOutputProjection
+    ),
+    WrongVariant(
+        code="extra-output-projection", message=_EXTRA_PROJECTION, entry=_ExtraProjectionWithBias
     ),
 )
 

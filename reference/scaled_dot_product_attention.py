@@ -34,8 +34,8 @@ def scaled_dot_product(
 
 
 # --- Known mistakes -------------------------------------------------------------------------
-# Both are the reference on a rescaled query: q * sqrt(d_k) cancels the scaling, and
-# q / sqrt(d_k) doubles it into a division by d_k.
+# Each is the reference on changed arguments. The scaling mistakes rescale the query:
+# q * sqrt(d_k) cancels the scaling, and q / sqrt(d_k) doubles it into a division by d_k.
 
 
 def _missing_scaling(
@@ -50,6 +50,16 @@ def _scaled_by_d_k(
     return scaled_dot_product(q / math.sqrt(q.size(-1)), k, v, mask)
 
 
+def _boolean_keep_mask(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    # scores.masked_fill(mask == 0, -inf) reads the mask as 1 = keep: it removes exactly the
+    # scores the additive mask keeps (its zeros), as adding -inf there and 0 elsewhere would.
+    if mask is not None:
+        mask = torch.zeros_like(mask).masked_fill(mask == 0, float("-inf"))
+    return scaled_dot_product(q, k, v, mask)
+
+
 VARIANTS = (
     WrongVariant(
         code="missing-scaling",
@@ -62,5 +72,13 @@ VARIANTS = (
         message="Your output matches scores divided by d_k: divide them by the square root "
         "of d_k instead.",
         entry=_scaled_by_d_k,
+    ),
+    WrongVariant(
+        code="boolean-keep-mask",
+        message="Your output matches scores.masked_fill(mask == 0, -inf), which reads the mask "
+        "as 1 = keep: it removes the very keys each query may see (the last query then sees "
+        "none, hence NaN). This exercise's mask is additive, 0 where a query may attend and -inf "
+        "where it may not: add it to the scores, scores + mask, before the softmax.",
+        entry=_boolean_keep_mask,
     ),
 )

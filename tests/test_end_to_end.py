@@ -1,5 +1,5 @@
 """Whole-engine tests through the real sandbox: correct solutions pass, starters fail, each
-common mistake of the seed exercise is diagnosed, and the CLI keeps its exit codes."""
+common mistake of an exercise is diagnosed, and the CLI keeps its exit codes."""
 
 import json
 import os
@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "tests" / "submissions"
 CATALOG = Catalog.from_folder(GraderSettings().exercises_dir)
 SEED_EXERCISE = "multi-headed-self-attention"
+PROJECTION_EXERCISE = "multi-headed-self-attention-projection"
+ATTENTION_FUNCTION = "scaled-dot-product-attention"
 
 
 @pytest.fixture(scope="module")
@@ -50,22 +52,44 @@ def test_the_starter_fails(grader: Grader, slug: str) -> None:
     assert report.score == 0
 
 
+# Per exercise: the submission file under tests/submissions/<slug>/ and the one diagnosis it gets.
 MISTAKES = {
-    "missing_scaling": "missing-scaling",
-    "no_causal_mask": "no-causal-mask",
-    "full_size_heads": "full-size-heads",
-    "concat_along_sequence": "concat-along-sequence",
-    "softmax_over_queries": "softmax-over-queries",
-    "rounded_to_2_decimals": "rounded-to-2-decimals",
-    "extra_output_projection": "extra-output-projection",
-    "layers_in_another_order": "weights-differ",
+    SEED_EXERCISE: {
+        "missing_scaling": "missing-scaling",
+        "no_causal_mask": "no-causal-mask",
+        "full_size_heads": "full-size-heads",
+        "concat_along_sequence": "concat-along-sequence",
+        "softmax_over_queries": "softmax-over-queries",
+        "rounded_to_2_decimals": "rounded-to-2-decimals",
+        "extra_output_projection": "extra-output-projection",
+        # NeetCode's newer version, submitted to this exercise.
+        "extra_output_projection_without_bias": "extra-output-projection",
+        "layers_in_another_order": "weights-differ",
+    },
+    PROJECTION_EXERCISE: {
+        "missing_scaling": "missing-scaling",
+        "no_causal_mask": "no-causal-mask",
+        "softmax_over_queries": "softmax-over-queries",
+        "rounded_to_2_decimals": "rounded-to-2-decimals",
+        "projection_with_bias": "projection-with-bias",
+        "projection_before_heads": "projection-before-heads",
+        "no_output_projection": "no-output-projection",
+        "layers_in_another_order": "weights-differ",
+    },
+    ATTENTION_FUNCTION: {
+        "boolean_keep_mask": "boolean-keep-mask",
+    },
 }
 
 
-@pytest.mark.parametrize(("submission", "code"), MISTAKES.items())
-def test_each_common_mistake_is_diagnosed(grader: Grader, submission: str, code: str) -> None:
-    source = (SUBMISSIONS / SEED_EXERCISE / f"{submission}.py").read_text()
-    report = grader.grade(SEED_EXERCISE, source)
+@pytest.mark.parametrize(
+    ("slug", "submission", "code"),
+    [(slug, file, code) for slug, files in MISTAKES.items() for file, code in files.items()],
+)
+def test_each_common_mistake_is_diagnosed(
+    grader: Grader, slug: str, submission: str, code: str
+) -> None:
+    report = grader.grade(slug, (SUBMISSIONS / slug / f"{submission}.py").read_text())
     assert report.status is ReportStatus.FAILED
     assert [finding.code for finding in report.diagnosis] == [code]
     assert report.diagnosis[0].tests  # names the visible tests that show it
@@ -76,6 +100,17 @@ def test_a_missing_mask_also_breaks_the_causality_property(grader: Grader) -> No
     properties = {p.name: p for p in grader.grade(SEED_EXERCISE, source).properties}
     assert properties["causal"].status.value == "failed"
     assert properties["batch_independent"].status.value == "passed"
+
+
+def test_a_mask_reshaped_for_4d_inputs_fails_the_3d_tests_with_a_mask(grader: Grader) -> None:
+    # Passed every test before any test combined a 3-D input with the mask.
+    source = (SUBMISSIONS / ATTENTION_FUNCTION / "mask_reshaped_for_heads.py").read_text()
+    report = grader.grade(ATTENTION_FUNCTION, source)
+    failed = {test.name for test in report.tests if test.status is not TestStatus.PASSED}
+    assert failed == {
+        "no heads axis, causal mask",
+        "batch 1, no heads axis, values of size 3, causal mask",
+    }
 
 
 def test_a_crashing_submission_reports_the_exception_and_its_line(grader: Grader) -> None:

@@ -1,6 +1,6 @@
 import torch
 import torch.nn as nn
-
+from torchtyping import TensorType
 
 class MultiHeadedSelfAttention(nn.Module):
 
@@ -14,7 +14,7 @@ class MultiHeadedSelfAttention(nn.Module):
         # Use self.SingleHeadAttention(embedding_dim, head_size) to instantiate. You have to calculate head_size.
         pass
 
-    def forward(self, embedded: torch.Tensor) -> torch.Tensor:
+    def forward(self, embedded: TensorType[float]) -> TensorType[float]:
         # Return answer to 4 decimal places
         pass
 
@@ -26,7 +26,7 @@ class MultiHeadedSelfAttention(nn.Module):
             self.query_gen = nn.Linear(embedding_dim, attention_dim, bias=False)
             self.value_gen = nn.Linear(embedding_dim, attention_dim, bias=False)
 
-        def forward(self, embedded: torch.Tensor) -> torch.Tensor:
+        def forward(self, embedded: TensorType[float]) -> TensorType[float]:
             k = self.key_gen(embedded)
             q = self.query_gen(embedded)
             v = self.value_gen(embedded)

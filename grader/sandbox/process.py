@@ -62,9 +62,9 @@ _ENVIRONMENT = {
     "OPENBLAS_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
 }
-# What submissions may import, imported by the warm process (a confined child cannot import):
-# the union of the exercises' `allowed_imports`.
-DEFAULT_PRELOAD = ("torch", "torch.nn", "torch.nn.functional", "math", "typing", "numpy")
+# The libraries submissions may import, imported by the warm process with what each brings (a
+# confined child cannot import): the union of the exercises' `allowed_imports`.
+DEFAULT_PRELOAD = ("torch", "numpy")
 _START_TIMEOUT_S = 120.0  # importing torch on a cold, busy machine
 _SPARE_TIMEOUT_S = 30.0  # a warm process that cannot fork within this is wedged
 _EXIT_GRACE_S = 5.0

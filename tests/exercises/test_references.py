@@ -2,9 +2,10 @@
 
 Every exercise folder must validate; every reference must agree with a computation written
 independently of it (the built-in it imitates, another framework, an einsum formulation, the
-seed's own code); every known-wrong variant must change the output of every visible test, so
-that diagnosis can name it. References and variants run through `run_call`, exactly as the
-grader runs them.
+seed's own code); every known-wrong variant must change the output of every visible test (a
+mistake with the mask, of every visible test that passes one), so that diagnosis can name it,
+and differ from every other variant. References and variants run through `run_call`, exactly
+as the grader runs them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import sys
+import types
 import zlib
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -42,6 +45,7 @@ from grader.variants import WeightProbe, WrongVariant
 EXERCISES_DIR = Path(__file__).resolve().parents[2] / "exercises"
 SLUGS = (
     "multi-headed-self-attention",
+    "multi-headed-self-attention-projection",
     "multi-head-attention",
     "fused-qkv-attention",
     "torch-multihead-parity",
@@ -147,8 +151,9 @@ def reference_outputs(slug: str, test_name: str) -> Arrays:
 
 
 @cache
-def variant_outputs(slug: str, code: str, test_name: str) -> Arrays:
-    return run(slug, variant(slug, code).entry, exercise(slug).spec.test(test_name))
+def variant_outputs(slug: str, index: int, test_name: str) -> Arrays:
+    """The outputs of the slug's `index`-th variant (several variants may share a code)."""
+    return run(slug, variants(slug)[index].entry, exercise(slug).spec.test(test_name))
 
 
 def variants(slug: str) -> tuple[WrongVariant, ...]:
@@ -156,8 +161,8 @@ def variants(slug: str) -> tuple[WrongVariant, ...]:
     return found
 
 
-def variant(slug: str, code: str) -> WrongVariant:
-    return next(v for v in variants(slug) if v.code == code)
+def variant_indices(slug: str, code: str) -> list[int]:
+    return [index for index, wrong in enumerate(variants(slug)) if wrong.code == code]
 
 
 def agree(actual: np.ndarray, expected: np.ndarray) -> bool:
@@ -185,7 +190,7 @@ def every_test() -> Iterator[tuple[str, str]]:
 # --- The exercise folders ------------------------------------------------------------------
 
 
-def test_the_six_exercises_are_there() -> None:
+def test_the_seven_exercises_are_there() -> None:
     assert set(SLUGS) <= {path.name for path in EXERCISES_DIR.iterdir() if path.is_dir()}
 
 
@@ -199,6 +204,25 @@ def test_exercise_folder_is_valid(slug: str) -> None:
     assert visibilities.count(Visibility.HIDDEN) >= 4
 
 
+def _torchtyping_stand_in() -> types.ModuleType:
+    """torchtyping as the sandbox provides it, for annotations only: `TensorType[...]` is
+    torch.Tensor. The package itself is not installed."""
+
+    class TensorType:
+        def __class_getitem__(cls, _dimensions: object) -> type[torch.Tensor]:
+            return torch.Tensor
+
+    module = types.ModuleType("torchtyping")
+    vars(module)["TensorType"] = TensorType
+    return module
+
+
+@pytest.fixture
+def torchtyping(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "torchtyping", _torchtyping_stand_in())
+
+
+@pytest.mark.usefixtures("torchtyping")
 @pytest.mark.parametrize("slug", SLUGS)
 def test_starter_compiles_and_defines_the_entry_point(slug: str) -> None:
     found = exercise(slug)
@@ -267,18 +291,36 @@ def _merge_heads(heads: torch.Tensor) -> torch.Tensor:
     return merged.flatten(start_dim=2)
 
 
-def _oracle_multi_headed_self_attention(
-    test: TestCaseSpec, inputs: Inputs, parameters: Parameters
-) -> Arrays:
-    # The seed's own head, created num_heads times in a row, concatenated, rounded.
+def _seed_heads(test: TestCaseSpec, embedded: np.ndarray | None) -> torch.Tensor:
+    """The seed's own head, created num_heads times in a row (each one seeds the global RNG, so
+    call it under fork_rng), run on `embedded` and concatenated: (B, T, attention_dim)."""
     head_type = _seed_single_head_attention()
     embedding_dim, attention_dim, num_heads = (
         int(test.init[name]) for name in ("embedding_dim", "attention_dim", "num_heads")
     )
-    with torch.random.fork_rng(), torch.no_grad():
-        heads = [head_type(embedding_dim, attention_dim // num_heads) for _ in range(num_heads)]
-        embedded = torch.from_numpy(inputs[0])
-        output = torch.cat([head(embedded) for head in heads], dim=2)
+    heads = [head_type(embedding_dim, attention_dim // num_heads) for _ in range(num_heads)]
+    assert embedded is not None
+    with torch.no_grad():
+        return torch.cat([head(torch.from_numpy(embedded)) for head in heads], dim=2)
+
+
+def _oracle_multi_headed_self_attention(
+    test: TestCaseSpec, inputs: Inputs, parameters: Parameters
+) -> Arrays:
+    with torch.random.fork_rng():
+        output = _seed_heads(test, inputs[0])
+    return (torch.round(output, decimals=4).numpy(),)
+
+
+def _oracle_multi_headed_self_attention_projection(
+    test: TestCaseSpec, inputs: Inputs, parameters: Parameters
+) -> Arrays:
+    # NeetCode's newer version: W^O's weights are the global RNG's next draws after the heads'.
+    with torch.random.fork_rng():
+        concatenated = _seed_heads(test, inputs[0])  # (B, T, attention_dim)
+        attention_dim = concatenated.shape[-1]
+        w_o = nn.Linear(attention_dim, attention_dim, bias=False).weight.detach()
+    output = torch.einsum("btc,oc->bto", concatenated, w_o)  # x W^O^T, as nn.Linear does
     return (torch.round(output, decimals=4).numpy(),)
 
 
@@ -358,8 +400,10 @@ def _oracle_scaled_dot_product_attention(
 
 
 Oracle = Callable[[TestCaseSpec, Inputs, Parameters], Arrays]
+ROUNDED = {"multi-headed-self-attention", "multi-headed-self-attention-projection"}
 ORACLES: dict[str, Oracle] = {
     "multi-headed-self-attention": _oracle_multi_headed_self_attention,
+    "multi-headed-self-attention-projection": _oracle_multi_headed_self_attention_projection,
     "multi-head-attention": _oracle_multi_head_attention,
     "fused-qkv-attention": _oracle_fused_qkv_attention,
     "torch-multihead-parity": _oracle_torch_multihead_parity,
@@ -377,7 +421,7 @@ def test_reference_matches_an_independent_computation(slug: str, test_name: str)
     assert len(actual) == len(expected) == len(exercise(slug).spec.outputs)
     for got, want in zip(actual, expected, strict=True):
         assert got.shape == want.shape
-        if slug == "multi-headed-self-attention":  # both sides rounded to 4 decimals
+        if slug in ROUNDED:  # both sides rounded to 4 decimals
             assert agree(got, want)
         else:
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
@@ -395,13 +439,25 @@ def test_reference_output_dtype_follows_the_inputs(slug: str) -> None:
 # --- Known-wrong variants ------------------------------------------------------------------
 
 
-def variant_cases() -> Iterator[tuple[str, str, str]]:
+# Mistakes in handling the optional mask: a test that passes no mask cannot show them.
+MASK_MISTAKES = {("scaled-dot-product-attention", "boolean-keep-mask")}
+
+
+def passes_a_mask(test: TestCaseSpec) -> bool:
+    return any(isinstance(spec, CausalMask) for spec in test.inputs)
+
+
+def variant_cases(*, showing: bool = True) -> Iterator[tuple[str, int, str]]:
+    """(slug, variant index, visible test) for every test that can show the variant's mistake,
+    or, with showing=False, for every test that cannot."""
     for slug in SLUGS:
-        for wrong, test in itertools.product(variants(slug), visible_tests(slug)):
-            yield slug, wrong.code, test.name
+        found = enumerate(variants(slug))
+        for (index, wrong), test in itertools.product(found, visible_tests(slug)):
+            if ((slug, wrong.code) not in MASK_MISTAKES or passes_a_mask(test)) is showing:
+                yield slug, index, test.name
 
 
-def test_the_seed_exercise_knows_its_common_mistakes() -> None:
+def test_the_exercises_know_their_common_mistakes() -> None:
     codes = {v.code for v in variants("multi-headed-self-attention")}
     assert codes >= {
         "missing-scaling",
@@ -413,25 +469,48 @@ def test_the_seed_exercise_knows_its_common_mistakes() -> None:
         "rounded-to-3-decimals",
         "extra-output-projection",
     }
+    assert {v.code for v in variants("multi-headed-self-attention-projection")} >= {
+        "missing-scaling",
+        "no-causal-mask",
+        "softmax-over-queries",
+        "rounded-to-2-decimals",
+        "projection-with-bias",
+        "projection-before-heads",
+        "no-output-projection",
+    }
     assert {v.code for v in variants("fused-qkv-attention")} >= {"heads-mixed", "missing-scaling"}
+    assert "boolean-keep-mask" in {v.code for v in variants("scaled-dot-product-attention")}
 
 
-@pytest.mark.parametrize(("slug", "code", "test_name"), list(variant_cases()))
-def test_variant_changes_every_visible_output(slug: str, code: str, test_name: str) -> None:
-    assert not all_agree(variant_outputs(slug, code, test_name), reference_outputs(slug, test_name))
+@pytest.mark.parametrize(("slug", "index", "test_name"), list(variant_cases()))
+def test_variant_changes_every_visible_output(slug: str, index: int, test_name: str) -> None:
+    outputs = variant_outputs(slug, index, test_name)
+    assert not all_agree(outputs, reference_outputs(slug, test_name)), variants(slug)[index].code
+
+
+@pytest.mark.parametrize(("slug", "index", "test_name"), list(variant_cases(showing=False)))
+def test_a_mask_mistake_changes_nothing_without_a_mask(
+    slug: str, index: int, test_name: str
+) -> None:
+    """Why MASK_MISTAKES skip the tests without a mask: there they are the reference itself,
+    so a submission making the mistake passes those tests and is never diagnosed on them."""
+    assert all_agree(variant_outputs(slug, index, test_name), reference_outputs(slug, test_name))
 
 
 @pytest.mark.parametrize("slug", [slug for slug in SLUGS if variants(slug)])
 def test_variants_are_told_apart_by_the_visible_tests(slug: str) -> None:
-    codes = sorted(v.code for v in variants(slug))
-    assert len(codes) == len(set(codes))
-    for first, second in itertools.combinations(codes, 2):
+    """Every two variants differ on some visible test. Variants may share a code, for one
+    mistake written two ways: the diagnosis is then one, with one message."""
+    found = variants(slug)
+    for first, second in itertools.combinations(range(len(found)), 2):
         assert any(
             not all_agree(
                 variant_outputs(slug, first, test.name), variant_outputs(slug, second, test.name)
             )
             for test in visible_tests(slug)
-        ), (first, second)
+        ), (found[first].code, found[second].code)
+    for code in {wrong.code for wrong in found}:
+        assert len({found[index].message for index in variant_indices(slug, code)}) == 1, code
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -441,20 +520,48 @@ def test_variant_messages_are_sentences(slug: str) -> None:
         assert wrong.message.startswith("Your ") and wrong.message.endswith(".")
 
 
-# --- The weight probe of the seed exercise --------------------------------------------------
+# --- The seed exercise and its newer version with a projection ------------------------------
 
 SEED_SLUG = "multi-headed-self-attention"
+PROJECTION_SLUG = "multi-headed-self-attention-projection"
 
 
-def weight_probe() -> WeightProbe:
-    probe: WeightProbe = reference_module(SEED_SLUG).WEIGHT_PROBE
+def test_an_extra_projection_is_recognised_with_or_without_a_bias() -> None:
+    """In the seed exercise, `extra-output-projection` names a projection with a bias and one
+    without, which is NeetCode's newer version: the projection exercise's reference."""
+    extra = variant_indices(SEED_SLUG, "extra-output-projection")
+    assert len(extra) == 2
+    newer = reference_module(PROJECTION_SLUG).MultiHeadedSelfAttention
+    for test in visible_tests(SEED_SLUG):
+        expected = run(SEED_SLUG, newer, test)
+        outputs = [variant_outputs(SEED_SLUG, index, test.name) for index in extra]
+        assert [all_agree(output, expected) for output in outputs].count(True) == 1
+    assert PROJECTION_SLUG in variants(SEED_SLUG)[extra[0]].message
+
+
+def test_no_projection_is_the_seed_exercise() -> None:
+    (index,) = variant_indices(PROJECTION_SLUG, "no-output-projection")
+    for test in visible_tests(PROJECTION_SLUG):
+        seed = run(PROJECTION_SLUG, reference_module(SEED_SLUG).MultiHeadedSelfAttention, test)
+        assert all_agree(variant_outputs(PROJECTION_SLUG, index, test.name), seed)
+    assert f"`{SEED_SLUG}`" in variants(PROJECTION_SLUG)[index].message
+
+
+# Both exercises probe the heads' weights, which are alike in both.
+PROBED = (SEED_SLUG, PROJECTION_SLUG)
+
+
+def weight_probe(slug: str) -> WeightProbe:
+    probe: WeightProbe = reference_module(slug).WEIGHT_PROBE
     return probe
 
 
-@pytest.mark.parametrize("test_name", [t.name for t in exercise(SEED_SLUG).spec.tests])
-def test_weight_probe_gives_the_head_weights(test_name: str) -> None:
-    init = exercise(SEED_SLUG).spec.test(test_name).init
-    parameters = weight_probe().parameters(dict(init))
+@pytest.mark.parametrize(
+    ("slug", "test_name"), [(slug, name) for slug, name in every_test() if slug in PROBED]
+)
+def test_weight_probe_gives_the_head_weights(slug: str, test_name: str) -> None:
+    init = exercise(slug).spec.test(test_name).init
+    parameters = weight_probe(slug).parameters(dict(init))
     head_shape = (int(init["attention_dim"]) // int(init["num_heads"]), int(init["embedding_dim"]))
     assert {name: value.shape for name, value in parameters.items()} == {
         "key_gen.weight": head_shape,
@@ -463,11 +570,12 @@ def test_weight_probe_gives_the_head_weights(test_name: str) -> None:
     }
 
 
-def test_weight_probe_leaves_the_global_rng_alone() -> None:
+@pytest.mark.parametrize("slug", PROBED)
+def test_weight_probe_leaves_the_global_rng_alone(slug: str) -> None:
     torch.manual_seed(1234)
     expected = torch.rand(3)
     torch.manual_seed(1234)
-    weight_probe().parameters({"embedding_dim": 4, "attention_dim": 4, "num_heads": 2})
+    weight_probe(slug).parameters({"embedding_dim": 4, "attention_dim": 4, "num_heads": 2})
     assert torch.equal(torch.rand(3), expected)
 
 
@@ -481,7 +589,11 @@ class _QueryFirst(nn.Module):
         )
 
     def forward(self, embedded: torch.Tensor) -> torch.Tensor:
-        return torch.round(torch.cat([head(embedded) for head in self.heads], dim=-1), decimals=4)
+        concatenated = torch.cat([head(embedded) for head in self.heads], dim=-1)
+        return torch.round(self.project(concatenated), decimals=4)
+
+    def project(self, concatenated: torch.Tensor) -> torch.Tensor:
+        return concatenated
 
     class _Head(nn.Module):
         def __init__(self, embedding_dim: int, head_size: int) -> None:
@@ -500,13 +612,31 @@ class _QueryFirst(nn.Module):
             return result
 
 
-@pytest.mark.parametrize("test_name", [t.name for t in visible_tests(SEED_SLUG)])
-def test_weight_probe_explains_layers_created_in_another_order(test_name: str) -> None:
-    test = exercise(SEED_SLUG).spec.test(test_name)
-    expected = reference_outputs(SEED_SLUG, test_name)
-    assert not all_agree(run(SEED_SLUG, _QueryFirst, test), expected)
-    probe = weight_probe().parameters(dict(test.init))
-    assert all_agree(run(SEED_SLUG, _QueryFirst, test, probe, strict=False), expected)
+class _QueryFirstProjected(_QueryFirst):
+    """The same heads, then the newer version's projection: its weights are still right, since
+    the heads draw as many numbers from the generator in any order."""
+
+    def __init__(self, embedding_dim: int, attention_dim: int, num_heads: int) -> None:
+        super().__init__(embedding_dim, attention_dim, num_heads)
+        self.output = nn.Linear(attention_dim, attention_dim, bias=False)
+
+    def project(self, concatenated: torch.Tensor) -> torch.Tensor:
+        projected: torch.Tensor = self.output(concatenated)
+        return projected
+
+
+QUERY_FIRST = {SEED_SLUG: _QueryFirst, PROJECTION_SLUG: _QueryFirstProjected}
+
+
+@pytest.mark.parametrize(
+    ("slug", "test_name"), [(slug, test.name) for slug in PROBED for test in visible_tests(slug)]
+)
+def test_weight_probe_explains_layers_created_in_another_order(slug: str, test_name: str) -> None:
+    test = exercise(slug).spec.test(test_name)
+    expected = reference_outputs(slug, test_name)
+    assert not all_agree(run(slug, QUERY_FIRST[slug], test), expected)
+    probe = weight_probe(slug).parameters(dict(test.init))
+    assert all_agree(run(slug, QUERY_FIRST[slug], test, probe, strict=False), expected)
 
 
 # --- The statements' worked examples -------------------------------------------------------
@@ -521,14 +651,21 @@ def _statement(slug: str) -> str:
     return re.sub(r"\s+", " ", exercise(slug).statement)
 
 
-def test_worked_example_of_multi_headed_self_attention() -> None:
-    entry = reference_module(SEED_SLUG).MultiHeadedSelfAttention
+@pytest.mark.parametrize("slug", [SEED_SLUG, PROJECTION_SLUG])
+def test_worked_example_of_multi_headed_self_attention(slug: str) -> None:
+    entry = reference_module(slug).MultiHeadedSelfAttention
     x = torch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 1.0]]])
     with torch.random.fork_rng(), torch.no_grad():
-        output = entry(embedding_dim=3, attention_dim=4, num_heads=2)(x)
+        model = entry(embedding_dim=3, attention_dim=4, num_heads=2)
+        output = model(x)
     assert output.shape == (1, 3, 4)
     for row in output[0]:
-        assert _shown(row) in _statement(SEED_SLUG)
+        assert _shown(row) in _statement(slug)
+    # The hand check: the first token's output is its value vector, in every head.
+    first_value = model.heads[0].value_gen.weight[:, 0]
+    assert _shown(first_value) in _statement(slug)
+    if slug == PROJECTION_SLUG:  # ... then projected: the first row of W^O gives output[0, 0, 0]
+        assert _shown(model.proj.weight[0]) in _statement(slug)
 
 
 def test_worked_example_of_torch_multihead_parity() -> None:

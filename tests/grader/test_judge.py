@@ -8,7 +8,8 @@ import pytest
 
 from grader.catalog import Catalog
 from grader.judge import internal_error, judge
-from grader.plan import ExercisePlan, TestPlan, build_plan
+from grader.plan import ExercisePlan, TestPlan, build_plan, make_job
+from grader.reference import run_trusted
 from grader.report import ReportStatus, TestStatus
 from grader.sandbox.job import (
     CallOutcome,
@@ -93,6 +94,17 @@ def test_a_visible_error_names_type_line_and_message() -> None:
     )
 
 
+def test_a_misfit_names_no_exception_class_of_the_grader() -> None:
+    outcomes = every_call_passing()
+    first = plan().tests[0]
+    misfit = RaisedError("ContractError", "missing parameters heads.0.weight", contract=True)
+    outcomes[first.call.id] = CallOutcome(first.call.id, outputs=None, error=misfit)
+    report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+    assert report.tests[0].message == (
+        "does not fit the exercise: missing parameters heads.0.weight"
+    )
+
+
 def test_a_timeout_marks_the_interrupted_test_and_the_ones_not_run() -> None:
     tests = plan().tests
     outcomes = {tests[0].call.id: passing(tests[0])}
@@ -139,6 +151,21 @@ def test_a_wrong_number_of_outputs_says_what_was_returned() -> None:
     outcomes[first.call.id] = CallOutcome(first.call.id, outputs=(OutputValue("tuple of 2"),))
     report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
     assert report.tests[0].message == "`output` should be a torch.Tensor; got tuple of 2"
+
+
+def test_each_variant_of_a_shared_code_is_diagnosed() -> None:
+    """The seed's `extra-output-projection` is two variants, with and without a bias: each one's
+    outputs are its own, not the first one's with that code."""
+    shared = [v for v in plan().reference.variants if v.code == "extra-output-projection"]
+    assert len(shared) == 2
+    for variant in shared:
+        outcomes = {}  # the main calls only: no probe says anything about the weights
+        for test in plan().tests:
+            job = make_job(plan().exercise.spec, "", (test.call,))
+            outputs = run_trusted(variant.entry, test.call, job)
+            outcomes[test.call.id] = CallOutcome(test.call.id, outputs=outputs)
+        report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+        assert [finding.code for finding in report.diagnosis] == ["extra-output-projection"]
 
 
 def test_an_internal_error_holds_nothing_against_the_student() -> None:
