@@ -229,3 +229,44 @@ def test_reserved_guard_names_are_refused_where_similar_private_names_pass() -> 
     assert printed("_getattr = 1\n_write = 2\nprint(_getattr + _write)\n") == "3\n"
     (violations,) = run("_getattr_ = 1\n").rejections
     assert "reserved for the grading sandbox" in violations[0].message
+
+
+@pytest.mark.parametrize(
+    ("probe", "fragment"),
+    [
+        # a library layer's __init__ sets private attributes on the submission's own subclass
+        (
+            "class Rnn(nn.GRU):\n    pass\nrnn = Rnn(2, 2)\nx = getattr(rnn, '_flat_weights')\n",
+            "`_flat_weights`",
+        ),
+        (
+            "class Rnn(nn.GRU):\n    pass\nrnn = Rnn(2, 2)\nrnn._flat_weights = []\n",
+            "`._flat_weights`",
+        ),
+        # what the metaclass of an own class defines
+        (
+            "from typing import Mapping\nclass R(Mapping):\n    pass\n"
+            "x = getattr(R, '_dump_registry')\n",
+            "`_dump_registry`",
+        ),
+        # a class body that would be handed nn.Module's internals by its __init__
+        (
+            "class Net(nn.Module):\n    _parameters = property(lambda self: 1, print)\n",
+            "`_parameters`",
+        ),
+    ],
+)
+def test_private_names_put_there_by_a_library_are_not_the_submission_own(
+    probe: str, fragment: str
+) -> None:
+    violation = violation_of("import torch\nimport torch.nn as nn\n" + probe)
+    assert fragment in violation.message
+    assert "private to the library that defines them" in violation.message
+
+
+def test_a_callable_object_that_claims_a_math_module_is_not_one_of_its_functions() -> None:
+    # numpy.linalg.test is a PytestTester whose instances say they belong to numpy.linalg.
+    probe = "import numpy as np\nx = np.linalg.norm\ny = np.linalg.test\n"
+    violation = violation_of(probe, Policy(("numpy",)))
+    assert "`numpy.linalg.test` is not available" in violation.message
+    assert violation.line == 3

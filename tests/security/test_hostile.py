@@ -130,6 +130,7 @@ CASES = [
     guard("escape_deep_pickle", "`torch.serialization` is a module"),
     guard("escape_deep_gc", "`torch.cuda` is a module"),
     guard("escape_computed_name", "`torch.os` is not available"),
+    guard("escape_numpy_test_runner", "`numpy.linalg.test` is not available"),
     guard("escape_aliasing", "`torch.nn.functional.importlib` is not available"),
     guard("escape_format_string", "`torch.os` is not available"),
     guard("escape_bare_except_probing", "`torch.os` is not available"),

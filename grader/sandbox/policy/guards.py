@@ -211,8 +211,10 @@ class _Guards:
         # Classes first, torch.Tensor and nn.Module among them: no monkeypatching.
         if isinstance(obj, type):
             self.refuse(write_refusal(obj))
-        if name is not None and is_private(name) and not self._ownership.owns_private(obj, name):
-            self.refuse(private_refusal(f".{quotable(obj, name)}"))
+        if name is not None and is_private(name):
+            if not self._ownership.owns_private(obj, name):
+                self.refuse(private_refusal(f".{quotable(obj, name)}"))
+            self._ownership.record_write(obj, name)
         if isinstance(
             obj, list | dict | torch.Tensor | np.ndarray | torch.nn.Module
         ) or self._ownership.owns_instance(obj):
@@ -258,6 +260,8 @@ class _Guards:
     def build_class(self, body: Callable[[], Any], name: str, *bases: Any, **keywords: Any) -> Any:
         """`__build_class__`: the class statement, noting the class as the submission's own."""
         cls = builtins.__build_class__(body, name, *bases, **keywords)
+        for internal in self._ownership.shadowed_internals(cls):
+            self.refuse(private_refusal(internal))
         self._ownership.adopt(cls)
         return cls
 

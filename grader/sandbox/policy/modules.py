@@ -20,6 +20,7 @@ import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 # Importable whatever the exercise: annotations (`from __future__ import annotations` is a
@@ -58,6 +59,20 @@ def _is_number(value: object) -> bool:
     return type(value) in (int, float)
 
 
+# What a function of a math module is, judged by its type: a callable instance may set its own
+# `__module__` (numpy.linalg.test is a PytestTester that claims to be "numpy.linalg").
+_FUNCTION_TYPES = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    np.ufunc,
+    type(np.concatenate),  # numpy's array-function dispatcher
+)
+
+
+def _is_function_of(value: object, homes: tuple[str, ...]) -> bool:
+    return isinstance(value, _FUNCTION_TYPES) and getattr(value, "__module__", None) in homes
+
+
 def _functions_from(*homes: str) -> _Rule:
     """For modules of pure math: their public functions implemented in `homes`, and constants."""
 
@@ -65,12 +80,7 @@ def _functions_from(*homes: str) -> _Rule:
         return frozenset(
             name
             for name, value in _public(module)
-            if _is_number(value)
-            or (
-                callable(value)
-                and not isinstance(value, type)
-                and getattr(value, "__module__", None) in homes
-            )
+            if _is_number(value) or _is_function_of(value, homes)
         )
 
     return rule
@@ -150,7 +160,9 @@ def _numpy_attributes(module: types.ModuleType) -> frozenset[str]:
     api = {
         name
         for name, value in _public(module)
-        if _is_number(value) or (callable(value) and getattr(value, "__module__", None) == "numpy")
+        if _is_number(value)
+        or _is_function_of(value, ("numpy",))
+        or (isinstance(value, type) and value.__module__ == "numpy")
     }
     return frozenset((api - _NUMPY_REFUSED) | _NUMPY_BY_NAME)
 

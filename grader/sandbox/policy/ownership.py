@@ -28,10 +28,25 @@ class Ownership:
     def __init__(self, private_names: frozenset[str]) -> None:
         self._classes: dict[int, type] = {}  # holds each class so that its id stays its own
         self._names = set(private_names)
+        # The private instance attributes the submission's own writes made, by object; each
+        # object is held so that its id stays its own.
+        self._written: dict[int, tuple[object, set[str]]] = {}
 
     def adopt(self, cls: type) -> None:
         """Note `cls` as defined by the submission (its class statement just ran)."""
         self._classes[id(cls)] = cls
+
+    @staticmethod
+    def shadowed_internals(defined: type) -> list[str]:
+        """The names of nn.Module's instance internals that a module class's body binds: a
+        property named `_parameters` would be handed torch's own dict by `nn.Module.__init__`."""
+        if not issubclass(defined, torch.nn.Module):
+            return []
+        return sorted(vars(defined).keys() & _module_instance_internals())
+
+    def record_write(self, obj: object, name: str) -> None:
+        """Note that the submission itself set the private attribute `name` of `obj`."""
+        self._written.setdefault(id(obj), (obj, set()))[1].add(name)
 
     def owns_instance(self, obj: object) -> bool:
         return id(type(obj)) in self._classes
@@ -54,9 +69,16 @@ class Ownership:
         if owner is None:
             return True
         if any(name in vars(cls) for cls in owner.__mro__ if id(cls) not in self._classes):
-            return True  # a method or class attribute of torch's
-        is_module = isinstance(obj, torch.nn.Module)  # an instance, not a class
-        return is_module and name in _module_instance_internals()
+            return True  # a method or class attribute of a library class (torch's, typing's...)
+        if isinstance(obj, type):  # and what the class's metaclass defines (ABCMeta's...)
+            metaclass: type = type(obj)
+            return any(name in vars(meta) for meta in metaclass.__mro__)
+        if isinstance(obj, torch.nn.Module) and name in _module_instance_internals():
+            return True
+        # Set on the instance, but not by the submission: by a library layer's own __init__
+        # (nn.GRU's `_flat_weights`, say).
+        instance_dict: dict[str, object] = getattr(obj, "__dict__", {})
+        return name in instance_dict and name not in self._written.get(id(obj), (None, ()))[1]
 
     def _owning_class(self, obj: object) -> type | None:
         """The submission's class behind `obj`: the class itself, an instance's class, or the
