@@ -66,7 +66,9 @@ def test_wrong_values_fail_with_the_mismatch_on_visible_tests_only() -> None:
     hidden = [t for t in report.tests if t.visibility.value == "hidden"]
     assert all(t.first_mismatch is not None and "differs" in t.message for t in visible)
     assert visible[0].stdout == "secret print\n"
+    assert all(t.duration_ms is not None for t in visible)
     for result in hidden:
+        assert result.duration_ms is None  # time spent could spell out the inputs
         assert result.message == "hidden test: failed"
         assert result.first_mismatch is None and result.max_abs_error is None
         assert result.stdout == "" and result.outputs == []
