@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from guest_support import TORCH_POLICY, printed, run, violation_of
 
-from grader.sandbox.job import Call, Policy
+from grader.sandbox.job import Call, Policy, Violation
 
 OWN_PRIVATE_NAMES = """\
     import torch
@@ -88,6 +88,17 @@ def test_setattr_getattr_and_delattr_work_on_the_submission_own_objects() -> Non
     assert printed(COMPUTED_NAMES) == "3 True ['Heads']\nFalse\n"
 
 
+HEADER = "import torch\nimport torch.nn as nn\n"
+
+
+def library_private_refusal(source: str, fragment: str) -> Violation:
+    """The run-time refusal of `source` for a library's private name that `fragment` quotes."""
+    violation = violation_of(source)
+    assert fragment in violation.message
+    assert "private to the library that defines them" in violation.message
+    return violation
+
+
 LIBRARY_PRIVATE_READS = [
     # through the submission's own module: torch's internals on every nn.Module
     ("class Net(nn.Module):\n    pass\nnet = Net()\nx = net._parameters\n", "`_parameters`"),
@@ -118,14 +129,11 @@ LIBRARY_PRIVATE_READS = [
 def test_a_library_private_names_stay_unreadable_however_reached(probe: str, fragment: str) -> None:
     name = fragment.strip("`.").rpartition(".")[2]
     # Never defined by the source, the name is refused before anything runs...
-    (violations,) = run(f"import torch\nimport torch.nn as nn\n{probe}").rejections
+    (violations,) = run(HEADER + probe).rejections
     assert any(name in violation.message for violation in violations)
     # ...and spelled out in the source (as a string), it is refused at run time, on its object.
-    source = f"import torch\nimport torch.nn as nn\nSPELLED = {name!r}\n{probe}"
-    violation = violation_of(source)
-    assert fragment in violation.message
-    assert "private to the library that defines them" in violation.message
-    assert violation.line == source.count("\n")
+    source = f"{HEADER}SPELLED = {name!r}\n{probe}"
+    assert library_private_refusal(source, fragment).line == source.count("\n")
 
 
 @pytest.mark.parametrize(
@@ -139,11 +147,8 @@ def test_a_library_private_names_stay_unreadable_however_reached(probe: str, fra
     ],
 )
 def test_a_library_private_names_stay_unwritable(probe: str, fragment: str) -> None:
-    source = "import torch\nimport torch.nn as nn\n" + probe
-    violation = violation_of(source)
-    assert fragment in violation.message
-    assert "private to the library that defines them" in violation.message
-    assert violation.line == source.count("\n")
+    source = HEADER + probe
+    assert library_private_refusal(source, fragment).line == source.count("\n")
 
 
 @pytest.mark.parametrize(
@@ -259,9 +264,7 @@ def test_reserved_guard_names_are_refused_where_similar_private_names_pass() -> 
 def test_private_names_put_there_by_a_library_are_not_the_submission_own(
     probe: str, fragment: str
 ) -> None:
-    violation = violation_of("import torch\nimport torch.nn as nn\n" + probe)
-    assert fragment in violation.message
-    assert "private to the library that defines them" in violation.message
+    library_private_refusal(HEADER + probe, fragment)
 
 
 def test_a_callable_object_that_claims_a_math_module_is_not_one_of_its_functions() -> None:
