@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 from pydantic.config import JsonDict
 
+from grader.sandbox.policy import importable_modules
 from grader.spec import CausalMask, Exercise, RandomTensor, SameAs, Visibility
 
 _SUMMARY_EXAMPLE: JsonDict = {
@@ -67,7 +68,7 @@ class ExercisePublic(ExerciseSummary):
                     **_SUMMARY_EXAMPLE,
                     "entry_point": "MultiHeadedSelfAttention",
                     "outputs": ["output"],
-                    "allowed_imports": ["torch", "torch.nn", "math"],
+                    "allowed_imports": ["math", "torch", "torch.nn", "torchtyping", "typing"],
                     "forbidden": ["torch.nn.MultiheadAttention"],
                     "statement": "# Multi-Headed Self-Attention\n...",
                     "starter": "class MultiHeadedSelfAttention(nn.Module):\n    ...\n",
@@ -87,7 +88,7 @@ class ExercisePublic(ExerciseSummary):
 
     entry_point: str
     outputs: list[str]
-    allowed_imports: list[str]
+    allowed_imports: list[str]  # every module a submission may import, submodules included
     forbidden: list[str]
     statement: str
     starter: str
@@ -102,7 +103,7 @@ class ExercisePublic(ExerciseSummary):
             **ExerciseSummary.of(exercise).model_dump(),
             entry_point=spec.entry_point,
             outputs=list(spec.outputs),
-            allowed_imports=list(spec.allowed_imports),
+            allowed_imports=sorted(importable_modules(spec.allowed_imports)),
             forbidden=list(spec.forbidden),
             statement=exercise.statement,
             starter=exercise.starter,

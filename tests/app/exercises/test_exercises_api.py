@@ -30,6 +30,8 @@ def test_an_exercise_shows_statement_starter_and_visible_signatures_only(
     assert body["visible_tests"][0]["inputs"][0]["shape"] == list(first_input.shape)
     assert body["visible_tests"][0]["init"] == visible[0].init
     assert body["hidden_test_count"] == len(hidden) > 0
+    # what a submission may import, as the policy reads the exercise's libraries
+    assert {"torch", "torch.nn.functional", "torchtyping", "typing"} <= set(body["allowed_imports"])
     text = client.get(f"/v1/exercises/{SEED}").text
     for test in hidden:
         assert test.name not in text
