@@ -1,8 +1,14 @@
-"""A report as plain text for people at a terminal (the CLI without --json)."""
+"""A report as plain text for people at a terminal (the CLI without --json).
+
+Much of a report is the submission's own text (its prints, an exception's message, a refusal
+quoting its code), so the whole text goes through `inert` before anyone's terminal sees it, and
+the lines of a multi-line message stay indented under it, where no line of the report starts.
+"""
 
 from __future__ import annotations
 
 from grader.report import PropertyStatus, Report, TestResult, TestStatus
+from grader.text import inert
 
 _MARKS = {
     TestStatus.PASSED: "PASS",
@@ -15,7 +21,8 @@ _MARKS = {
 
 
 def render_text(report: Report) -> str:
-    lines = [f"{report.exercise}: {report.status.value.upper()}. {report.message}", ""]
+    message = _continued(report.message)
+    lines = [f"{report.exercise}: {report.status.value.upper()}. {message}", ""]
     width = max((len(test.name) for test in report.tests), default=0)
     for test in report.tests:
         lines.extend(_test_lines(test, width))
@@ -24,15 +31,15 @@ def render_text(report: Report) -> str:
         for finding in report.diagnosis:
             where = f" (line {finding.line})" if finding.line else ""
             tests = f" [tests: {', '.join(finding.tests)}]" if finding.tests else ""
-            lines.append(f"  - {finding.message}{where}{tests}")
+            lines.append(f"  - {_continued(finding.message)}{where}{tests}")
     if report.properties:
         lines += ["", "Properties:"]
         for check in report.properties:
             mark = {PropertyStatus.PASSED: "ok", PropertyStatus.FAILED: "VIOLATED"}.get(
                 check.status, "skipped"
             )
-            lines.append(f"  - {check.name}: {mark}: {check.message}")
-    return "\n".join(lines) + "\n"
+            lines.append(f"  - {check.name}: {mark}: {_continued(check.message)}")
+    return inert("\n".join(lines) + "\n")
 
 
 def _test_lines(test: TestResult, width: int) -> list[str]:
@@ -40,8 +47,14 @@ def _test_lines(test: TestResult, width: int) -> list[str]:
     head = f"  {_MARKS[test.status]}  {test.name:<{width}}  {test.visibility.value:<7}  {points}"
     lines = [head]
     if test.status is not TestStatus.PASSED:
-        lines.append(f"        {test.message}")
+        lines.append(f"        {_continued(test.message)}")
     if test.stdout:
         printed = test.stdout.rstrip("\n").replace("\n", "\n        | ")
         lines.append(f"        printed:\n        | {printed}")
     return lines
+
+
+def _continued(message: str) -> str:
+    """A message's later lines indented as its first, so none can pass for a line of the
+    report (a fake `PASS` line in an exception's message)."""
+    return message.replace("\n", "\n        ")

@@ -4,12 +4,13 @@ The text mirrors the grader's own text report (grader/render.py) line for line, 
 reads the same words from `autograder grade`, `autograder submit` and a notebook; the client
 cannot import it, since the grader needs torch. The HTML shows the same facts as a table. Every
 string in a report may be student-controlled (a test's printed output, a message quoting it), so
-each is escaped.
+the text goes through `_inert` (no terminal control characters) and the HTML escapes each string.
 """
 
 from __future__ import annotations
 
 from html import escape
+from itertools import chain
 from typing import Any
 
 Report = dict[str, Any]
@@ -24,23 +25,42 @@ _MARKS = {
 }
 _PROPERTY_MARKS = {"passed": "ok", "failed": "VIOLATED"}
 
+# A copy of grader/text.py's `inert` (the client cannot import the grader, and a shared module
+# would need a third package for five lines); tests/grader/test_text.py keeps the two equal.
+# Control characters but newline and tab, DEL, C1 controls and bidi overrides and isolates are
+# replaced, not stripped: the reader sees that something was there.
+_UNSAFE = chain(
+    (code for code in range(0x20) if chr(code) not in "\n\t"),
+    [0x7F],
+    range(0x80, 0xA0),
+    range(0x202A, 0x202F),
+    range(0x2066, 0x206A),
+)
+_TABLE = dict.fromkeys(_UNSAFE, "\ufffd")
+
+
+def _inert(text: str) -> str:
+    return text.translate(_TABLE)
+
 
 def render_text(report: Report) -> str:
     tests: list[dict[str, Any]] = report.get("tests", [])
-    lines = [f"{report['exercise']}: {report['status'].upper()}. {report.get('message', '')}", ""]
+    message = _continued(report.get("message", ""))
+    lines = [f"{report['exercise']}: {report['status'].upper()}. {message}", ""]
     width = max((len(test["name"]) for test in tests), default=0)
     for test in tests:
         lines.extend(_test_lines(test, width))
     if report.get("diagnosis"):
         lines += ["", "Diagnosis:"]
         for finding in report["diagnosis"]:
-            lines.append(f"  - {finding['message']}{_where(finding)}{_tests_of(finding)}")
+            message = _continued(finding["message"])
+            lines.append(f"  - {message}{_where(finding)}{_tests_of(finding)}")
     if report.get("properties"):
         lines += ["", "Properties:"]
         for check in report["properties"]:
             mark = _PROPERTY_MARKS.get(check["status"], "skipped")
-            lines.append(f"  - {check['name']}: {mark}: {check['message']}")
-    return "\n".join(lines) + "\n"
+            lines.append(f"  - {check['name']}: {mark}: {_continued(check['message'])}")
+    return _inert("\n".join(lines) + "\n")
 
 
 def _test_lines(test: dict[str, Any], width: int) -> list[str]:
@@ -48,11 +68,17 @@ def _test_lines(test: dict[str, Any], width: int) -> list[str]:
     head = f"  {mark}  {test['name']:<{width}}  {test['visibility']:<7}  {_points(test)}"
     lines = [head]
     if test["status"] != "passed":
-        lines.append(f"        {test['message']}")
+        lines.append(f"        {_continued(test['message'])}")
     if test.get("stdout"):
         printed = test["stdout"].rstrip("\n").replace("\n", "\n        | ")
         lines.append(f"        printed:\n        | {printed}")
     return lines
+
+
+def _continued(message: str) -> str:
+    """A message's later lines indented as its first, so none can pass for a line of the
+    report (a fake `PASS` line in an exception's message)."""
+    return message.replace("\n", "\n        ")
 
 
 def _points(test: dict[str, Any]) -> str:

@@ -37,6 +37,7 @@ from grader.sandbox.job import (
     Violation,
 )
 from grader.sandbox.limits import MIB, SandboxLimits
+from grader.text import REPLACEMENT
 
 # The only dtypes whose bytes cross; anything else is described by name and shape alone.
 ALLOWED_DTYPES = frozenset({"float16", "float32", "float64", "int32", "int64", "bool"})
@@ -219,8 +220,10 @@ def _text(obj: dict[str, Any], key: str, limit: int) -> str:
     value = _typed(obj.get(key), str, repr(key))
     if len(value) > limit:
         raise ProtocolError(f"{key!r} of {len(value)} characters (at most {limit})")
-    # JSON admits lone surrogates, which no report could encode: replace them.
-    return value.encode("utf-8", "replace").decode("utf-8")
+    # JSON admits lone surrogates, which no report could encode, and NUL, which PostgreSQL's
+    # jsonb refuses: replace both, so every report can be stored. The rest stays as sent: each
+    # rendering makes it inert for its medium (grader.text for a terminal).
+    return value.encode("utf-8", "replace").decode("utf-8").replace("\x00", REPLACEMENT)
 
 
 def _optional_text(obj: dict[str, Any], key: str, limit: int) -> str | None:

@@ -1,5 +1,6 @@
-"""The client's rendering: its text is the grader's own text report, word for word, and its HTML
-shows the same facts with every student-controlled string escaped."""
+"""The client's rendering: its text is the grader's own text report, word for word, with no
+terminal control character, and its HTML shows the same facts with every student-controlled
+string escaped."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from grader.render import render_text as grader_render_text
 from grader.report import Report
 
 SCRIPT = "<script>alert('x')</script>"
+ATTACK = "\x1b[2J\x1b]0;pwned\x07\u202e"  # clear the screen, set the window title, reverse text
 REPORT: dict[str, Any] = {
     "exercise": "multi-headed-self-attention",
     "status": "failed",
@@ -65,6 +67,23 @@ REPORT: dict[str, Any] = {
 
 def test_text_is_the_grader_s_own_report() -> None:
     assert render_text(REPORT) == grader_render_text(Report.model_validate(REPORT))
+
+
+def test_text_shows_student_text_inert() -> None:
+    report = {
+        **REPORT,
+        "message": f"{REPORT['message']}{ATTACK}",
+        "tests": [
+            {**test, "message": f"{test['message']}\n{ATTACK}", "stdout": f"{ATTACK}\r\x9b2K\n"}
+            for test in REPORT["tests"]
+        ],
+        "diagnosis": [{**f, "message": f"{f['message']}{ATTACK}"} for f in REPORT["diagnosis"]],
+        "properties": [{**p, "message": ATTACK} for p in REPORT["properties"]],
+    }
+    text = render_text(report)
+    assert [c for c in "\x1b\x07\r\x9b\u202e" if c in text] == []
+    assert "[2J\ufffd]0;pwned" in text  # shown, not acted on
+    assert text == grader_render_text(Report.model_validate(report))
 
 
 def test_html_shows_the_table_the_mismatch_and_the_diagnosis() -> None:

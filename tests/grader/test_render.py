@@ -64,3 +64,40 @@ def test_text_report_matches_the_golden_file() -> None:
     if os.environ.get("UPDATE_GOLDEN"):
         golden.write_text(text, encoding="utf-8")
     assert text == golden.read_text(encoding="utf-8")
+
+
+ATTACK = "\x1b[2J\x1b]0;pwned\x07\u202e"  # clear the screen, set the window title, reverse text
+
+
+def hostile(report: Report) -> Report:
+    """`report` with the attack in everything a submission's text can reach."""
+    tests = [
+        test.model_copy(
+            update={"message": f"{test.message}{ATTACK}", "stdout": f"{ATTACK}\r  PASS\x9b2K\n"}
+        )
+        for test in report.tests
+    ]
+    diagnosis = [f.model_copy(update={"message": f"{f.message}{ATTACK}"}) for f in report.diagnosis]
+    properties = [p.model_copy(update={"message": ATTACK}) for p in report.properties]
+    return report.model_copy(
+        update={
+            "message": f"{report.message}{ATTACK}",
+            "tests": tests,
+            "diagnosis": diagnosis,
+            "properties": properties,
+        }
+    )
+
+
+def test_student_text_reaches_the_terminal_inert() -> None:
+    text = render_text(hostile(REPORT))
+    assert [c for c in "\x1b\x07\r\x9b\u202e" if c in text] == []
+    assert "[2J\ufffd]0;pwned" in text  # shown, not acted on
+
+
+def test_a_multi_line_message_stays_under_its_test() -> None:
+    forged = "raised ValueError: no\n  PASS  one head          hidden   1/1"
+    tests = [test.model_copy(update={"message": forged}) for test in REPORT.tests]
+    text = render_text(REPORT.model_copy(update={"tests": tests}))
+    assert "\n  PASS  one head" not in text
+    assert "raised ValueError: no\n          PASS  one head" in text
