@@ -4,6 +4,10 @@ Checks run in a fixed order, each with its own message: type, shape, dtype, non-
 then values. Two values agree when, after rounding both to 4 decimals, they differ by at most one
 unit in the 4th decimal: floating-point reordering can move a value across a rounding boundary,
 and a correct solution must never fail because of that.
+
+The values come from a hostile process, so this trusted one bounds its own work: shape is checked
+before any per-element work, arrays of two shapes are never broadcast, and every check is one
+vectorised pass, so a comparison costs what the expected (trusted) output's size allows.
 """
 
 from __future__ import annotations
@@ -91,7 +95,13 @@ def _shape(shape: tuple[int, ...] | None) -> str:
 
 
 def compare_arrays(name: str, actual: np.ndarray, expected: np.ndarray) -> Comparison:
-    """Values only: the arrays already have the same shape."""
+    """Values, once the shapes are known to be equal: arrays of two shapes are a shape failure,
+    never broadcast (a (1, n) against an (n, 1) would make n * n values)."""
+    if actual.shape != expected.shape:
+        return Comparison(
+            Check.SHAPE,
+            f"`{name}` has shape {_shape(actual.shape)}; expected {_shape(expected.shape)}",
+        )
     with np.errstate(all="ignore"):  # overflow and inf - inf are judged below, not warned about
         return _compare_values(name, actual, expected)
 
@@ -99,13 +109,11 @@ def compare_arrays(name: str, actual: np.ndarray, expected: np.ndarray) -> Compa
 def _compare_values(name: str, actual: np.ndarray, expected: np.ndarray) -> Comparison:
     got = actual.astype(np.float64)
     want = expected.astype(np.float64)
-    both_finite = np.isfinite(got) & np.isfinite(want)
     unexpected = ~np.isfinite(got) & np.isfinite(want)
     if unexpected.any():
         return _non_finite(name, got, want, unexpected)
-    differs_rounded = np.abs(np.round(got * _UNITS) - np.round(want * _UNITS)) > _TOLERANCE_UNITS
-    bad = np.where(both_finite, differs_rounded, ~_same_special(got, want))
-    errors = np.abs(got - want)[both_finite]
+    bad = ~_agreement(got, want)
+    errors = np.abs(got - want)[np.isfinite(got) & np.isfinite(want)]
     max_abs_error = float(errors.max()) if errors.size else 0.0
     count = int(bad.sum())
     if count == 0:
@@ -120,6 +128,17 @@ def _compare_values(name: str, actual: np.ndarray, expected: np.ndarray) -> Comp
         count,
         first,
     )
+
+
+def _agreement(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Elementwise agreement of two float64 arrays of one shape: within one unit of the 4th
+    decimal after rounding where both are finite, else the same special value. Written as "not
+    differs" so that two finite values whose scaled difference overflows to NaN still agree, as
+    they always have."""
+    both_finite = np.isfinite(got) & np.isfinite(want)
+    differs_rounded = np.abs(np.round(got * _UNITS) - np.round(want * _UNITS)) > _TOLERANCE_UNITS
+    agreeing: np.ndarray = np.where(both_finite, ~differs_rounded, _same_special(got, want))
+    return agreeing
 
 
 def _same_special(got: np.ndarray, want: np.ndarray) -> np.ndarray:
@@ -144,10 +163,22 @@ def _non_finite(name: str, got: np.ndarray, want: np.ndarray, where: np.ndarray)
 
 
 def _first(where: np.ndarray, got: np.ndarray, want: np.ndarray) -> Mismatch:
-    index = tuple(int(i) for i in np.argwhere(where)[0])
+    """The first index (in C order) where `where` holds; it holds somewhere."""
+    # argmax stops at the first True; argwhere would list every mismatch first.
+    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(where)), where.shape))
     return Mismatch(index, float(want[index]), float(got[index]))
 
 
+def agreement(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Elementwise: whether each value of `first` agrees with `second`'s at the same index, as
+    `compare_arrays` judges it (one pass, for property checks that locate what moved). The arrays
+    must have one shape: they are never broadcast."""
+    if first.shape != second.shape:
+        raise ValueError(f"arrays of shapes {first.shape} and {second.shape} are not compared")
+    with np.errstate(all="ignore"):
+        return _agreement(first.astype(np.float64), second.astype(np.float64))
+
+
 def agree(first: np.ndarray, second: np.ndarray) -> bool:
-    """Whether two arrays of one shape agree to 4 decimals (for property checks)."""
-    return first.shape == second.shape and compare_arrays("", first, second).passed
+    """Whether two arrays of one shape agree to 4 decimals, every element of them."""
+    return first.shape == second.shape and bool(agreement(first, second).all())

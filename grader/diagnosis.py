@@ -5,6 +5,10 @@ Two sources of evidence, both computed from the submission's outputs on visible 
   equals a variant's output to 4 decimals gets that variant's message;
 - the weight probe: the submission rerun with the reference's weights loaded by name; if it then
   matches, the math is right and only the weights (their creation order) differ.
+
+Every comparison is `compare`'s: type, shape and dtype against the trusted output (the
+reference's or a variant's, whose shape may itself be wrong: "concatenated along the sequence")
+before any per-element work, so the work is bounded by the trusted outputs' sizes.
 """
 
 from __future__ import annotations

@@ -3,6 +3,10 @@
 Each property is judged from a probe call (the same test with part of its input redrawn) against
 the test's own main call: both are the submission's outputs, so a property can fail even where
 the values are wrong for another reason, and say something the comparison can't.
+
+Both outputs come from a hostile process: a pair is judged only when both have exactly the shape
+of the reference's output on that test, and then in one vectorised pass, so the work is bounded
+by the trusted output's size whatever the submission returns.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from grader.compare import agree
+from grader.compare import agreement
 from grader.plan import ProbeKind, TestPlan
 from grader.report import PropertyCheck, PropertyStatus
 from grader.sandbox.job import CallOutcome
@@ -24,18 +28,21 @@ Judge = Callable[[np.ndarray, np.ndarray], int | None]
 
 def _causal(main: np.ndarray, probed: np.ndarray) -> int | None:
     """The last token was redrawn: outputs at every earlier position must stay put."""
-    for position in range(main.shape[1] - 1):
-        if not agree(main[:, position], probed[:, position]):
-            return position
-    return None
+    return _first_moved(main[:, :-1], probed[:, :-1], axis=1)
 
 
 def _batch_independent(main: np.ndarray, probed: np.ndarray) -> int | None:
     """Sample 0 was redrawn: every other sample's output must stay put."""
-    for sample in range(1, main.shape[0]):
-        if not agree(main[sample], probed[sample]):
-            return sample
-    return None
+    first = _first_moved(main[1:], probed[1:], axis=0)
+    return None if first is None else first + 1
+
+
+def _first_moved(main: np.ndarray, probed: np.ndarray, axis: int) -> int | None:
+    """The first index along `axis` where any output disagrees to 4 decimals, or None: one
+    elementwise pass over the whole arrays, reduced over every other axis."""
+    disagree = ~agreement(main, probed)
+    moved = disagree.any(axis=tuple(other for other in range(disagree.ndim) if other != axis))
+    return int(np.argmax(moved)) if moved.any() else None
 
 
 _JUDGES: dict[Property, tuple[ProbeKind, Judge, str]] = {
@@ -70,7 +77,7 @@ def _check(
         for probe in test.probes:
             if probe.kind is not kind:
                 continue
-            pair = _first_arrays(outcomes.get(test.call.id), outcomes.get(probe.call.id))
+            pair = _judgeable(test, outcomes.get(test.call.id), outcomes.get(probe.call.id))
             if pair is None:
                 continue
             judged += 1
@@ -89,13 +96,20 @@ def _check(
     )
 
 
-def _first_arrays(
-    main: CallOutcome | None, probed: CallOutcome | None
+def _judgeable(
+    test: TestPlan, main: CallOutcome | None, probed: CallOutcome | None
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The first output of both calls, when both returned arrays of one shape with two axes."""
-    if main is None or probed is None or not main.outputs or not probed.outputs:
+    """The first output of both calls, when both are arrays of exactly the shape the reference
+    returns on the test (two axes at least); else the pair is not judged. Checked before any
+    per-element work: the submission chooses its outputs' shapes, never the grader's cost."""
+    reference = test.expected[0].array if test.expected else None
+    first, second = _first_array(main), _first_array(probed)
+    if reference is None or reference.ndim < 2 or first is None or second is None:
         return None
-    first, second = main.outputs[0].array, probed.outputs[0].array
-    if first is None or second is None or first.shape != second.shape or first.ndim < 2:
+    if first.shape != reference.shape or second.shape != reference.shape:
         return None
     return first, second
+
+
+def _first_array(outcome: CallOutcome | None) -> np.ndarray | None:
+    return outcome.outputs[0].array if outcome is not None and outcome.outputs else None

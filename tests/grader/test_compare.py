@@ -1,10 +1,12 @@
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from grader.compare import Check, agree, compare, compare_arrays
+from grader.compare import Check, agree, agreement, compare, compare_arrays
 from grader.sandbox.job import OutputValue
 
 
@@ -99,3 +101,86 @@ def test_an_error_of_three_units_always_fails(values: np.ndarray, position: int)
     wrong = values.copy()
     wrong[position % values.size] += 3e-4
     assert not agree(wrong, values)
+
+
+def test_arrays_of_two_shapes_are_a_shape_failure_never_broadcast() -> None:
+    """Broadcast, a (1, n) against an (n, 1) would be n * n values: 1.7e13 here."""
+    n = 1 << 22
+    row, column = np.zeros((1, n), dtype=np.float32), np.zeros((n, 1), dtype=np.float32)
+    result = compare_arrays("output", row, column)
+    assert result.check is Check.SHAPE
+    assert result.message == f"`output` has shape (1, {n}); expected ({n}, 1)"
+    assert not agree(row, column)
+    with pytest.raises(ValueError, match="not compared"):
+        agreement(row, column)
+
+
+def test_the_arrays_shapes_are_checked_not_only_the_shapes_they_claim() -> None:
+    array = np.zeros((1, 4), dtype=np.float32)
+    lying = OutputValue("Tensor", array=array, dtype="torch.float32", shape=EXPECTED.shape)
+    assert compare("output", lying, EXPECTED).check is Check.SHAPE
+
+
+def test_a_shape_failure_does_no_elementwise_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object) -> None:
+        raise AssertionError("compared elementwise")
+
+    monkeypatch.setattr("grader.compare._compare_values", refuse)
+    huge = tensor(np.zeros((1, 1 << 22), dtype=np.float32))
+    assert compare("output", huge, EXPECTED).check is Check.SHAPE
+
+
+def test_the_first_mismatch_is_the_first_in_c_order() -> None:
+    expected = np.zeros((3, 4))
+    actual = expected.copy()
+    actual[2, 0] = actual[1, 3] = actual[2, 3] = 1.0
+    result = compare_arrays("o", actual, expected)
+    assert result.first_mismatch is not None and result.first_mismatch.index == (1, 3)
+    assert result.mismatch_count == 3
+
+
+# --- elementwise agreement against its definition, one element at a time -----------------------
+
+
+def agrees_one(got: float, want: float) -> bool:
+    """The definition, on one pair: within one unit after rounding where both are finite (a
+    difference that overflows to NaN is not "more than one unit"), else the same special value."""
+    if math.isfinite(got) and math.isfinite(want):
+        with np.errstate(all="ignore"):
+            scaled = np.round(np.float64(got) * 1e4) - np.round(np.float64(want) * 1e4)
+        return not abs(scaled) > 1
+    return got == want or (math.isnan(got) and math.isnan(want))
+
+
+specials = st.sampled_from([np.nan, np.inf, -np.inf, 1e308, -1e308, 0.00005, 0.00015, 0.0])
+any_value = st.one_of(st.floats(-10, 10), st.floats(allow_nan=True, allow_infinity=True), specials)
+
+
+@given(
+    st.integers(0, 30).flatmap(
+        lambda n: st.tuples(
+            arrays(np.float64, n, elements=any_value), arrays(np.float64, n, elements=any_value)
+        )
+    )
+)
+def test_agreement_is_the_definition_element_by_element(pair: tuple[np.ndarray, ...]) -> None:
+    got, want = pair
+    one_by_one = [agrees_one(float(g), float(w)) for g, w in zip(got, want, strict=True)]
+    assert agreement(got, want).tolist() == one_by_one
+    assert agree(got, want) is all(one_by_one)
+    assert compare_arrays("o", got, want).passed is all(one_by_one)
+
+
+@given(
+    arrays(
+        np.float32,
+        (3, 4),
+        elements=st.floats(-64, 64, width=32) | st.sampled_from([np.nan, np.inf, -np.inf]),
+    )
+)
+def test_float32_values_are_judged_as_their_float64_values(values: np.ndarray) -> None:
+    shifted = values + np.float32(2e-4)
+    expected = [
+        agrees_one(float(s), float(v)) for s, v in zip(shifted.flat, values.flat, strict=True)
+    ]
+    assert agreement(shifted, values).reshape(-1).tolist() == expected
