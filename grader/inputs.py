@@ -28,8 +28,11 @@ def hidden_seed(secret: str, slug: str, test_name: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1  # non-negative and within int64
 
 
-def seed_for(spec: ExerciseSpec, test: TestCaseSpec, secret: str) -> int:
-    return test.seed if test.seed is not None else hidden_seed(secret, spec.slug, test.name)
+def seeds_for(spec: ExerciseSpec, test: TestCaseSpec, secret: str, sets: int) -> tuple[int, ...]:
+    """A visible test's seed; `sets` seeds for a hidden test, one per input set."""
+    if test.seed is not None:
+        return (test.seed,)
+    return tuple(hidden_seed(secret, spec.slug, f"{test.name}/{index}") for index in range(sets))
 
 
 def make_inputs(test: TestCaseSpec, seed: int) -> Inputs:

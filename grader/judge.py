@@ -1,14 +1,17 @@
 """Turn what came back from the sandbox into a report: a verdict per test, then diagnosis.
 
-Runs in the trusted process. Hidden tests get a status and a generic message only: nothing
-about their inputs, outputs or the submission's prints while they ran.
+Runs in the trusted process. A hidden test tells the student one bit, passed or not: nothing
+computed from its run (its error, duration, termination, output or prints) reaches the report,
+and diagnosis and properties are judged on visible tests only.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from grader.compare import Check, Comparison, compare
 from grader.diagnosis import diagnose
-from grader.plan import ExercisePlan, TestPlan
+from grader.plan import Draw, ExercisePlan, TestPlan
 from grader.properties import check_properties
 from grader.report import (
     Finding,
@@ -31,22 +34,35 @@ _STATUS_OF_TERMINATION = {
 }
 
 
-def judge(plan: ExercisePlan, execution: Execution) -> Report:
-    if execution.termination in (Termination.REJECTED, Termination.VIOLATION):
-        return _refused(plan, execution)
+@dataclass(frozen=True)
+class HiddenRun:
+    """The hidden tests' own run: the input set drawn for each, and what came back."""
+
+    draw: Draw
+    execution: Execution
+
+
+def judge(plan: ExercisePlan, visible: Execution, hidden: HiddenRun | None = None) -> Report:
+    """The report from the visible tests' run and the hidden tests' (None: not run, as when
+    the source was refused)."""
+    if visible.termination in (Termination.REJECTED, Termination.VIOLATION):
+        return _refused(plan, visible)
     limits = plan.exercise.spec.limits.to_limits()
-    results = [_judge_test(test, execution, limits) for test in plan.tests]
+    results = [
+        _judge_test(test, visible, limits) if test.visible else _judge_hidden(test, hidden)
+        for test in plan.tests
+    ]
     failing = [
         test
         for test, result in zip(plan.tests, results, strict=True)
         if test.visible and result.status is not TestStatus.PASSED
     ]
-    visible = [test for test in plan.tests if test.visible]
+    shown = [test for test in plan.tests if test.visible]
     return _report(
         plan,
         results,
-        diagnosis=diagnose(plan, failing, execution.outcomes),
-        properties=check_properties(plan.exercise.spec.properties, visible, execution.outcomes),
+        diagnosis=diagnose(plan, failing, visible.outcomes),
+        properties=check_properties(plan.exercise.spec.properties, shown, visible.outcomes),
     )
 
 
@@ -95,7 +111,12 @@ def _refused(plan: ExercisePlan, execution: Execution) -> Report:
         for violation in execution.violations
     ]
     refusal = f"refused {when}: {first}"
-    results = [_result(test, TestStatus.REJECTED, refusal) for test in plan.tests]
+    results = [
+        _result(test, TestStatus.REJECTED, refusal)
+        if test.visible
+        else _bare(test, TestStatus.REJECTED)
+        for test in plan.tests
+    ]
     return Report(
         exercise=plan.exercise.spec.slug,
         status=ReportStatus.REJECTED,
@@ -113,7 +134,7 @@ def _judge_test(test: TestPlan, execution: Execution, limits: SandboxLimits) -> 
         return _not_finished(test, execution, limits)
     if outcome.error is not None:
         return _result(test, TestStatus.ERROR, _error_message(outcome.error), outcome)
-    comparisons = _compare_outputs(test, outcome.outputs or ())
+    comparisons = _compare_outputs(test.output_names, test.expected, outcome.outputs or ())
     failed = next((c for c in comparisons if not c.passed), None)
     status = TestStatus.PASSED if failed is None else TestStatus.FAILED
     message = "all outputs match to 4 decimals" if failed is None else failed.message
@@ -127,13 +148,32 @@ def _error_message(error: RaisedError) -> str:
     return f"raised {error.type_name}{where}: {error.message}"
 
 
-def _compare_outputs(test: TestPlan, outputs: tuple[OutputValue, ...]) -> list[Comparison]:
-    names = test.output_names
-    if len(outputs) != len(test.expected):
+def _judge_hidden(test: TestPlan, hidden: HiddenRun | None) -> TestResult:
+    """One bit: the drawn input set's outputs all match, or not (an error, a timeout, a refusal
+    and a wrong value all read "failed")."""
+    outcome = None if hidden is None else hidden.execution.outcomes.get(test.spec.name)
+    passed = (
+        hidden is not None
+        and outcome is not None
+        and outcome.error is None
+        and all(
+            comparison.passed
+            for comparison in _compare_outputs(
+                test.output_names, hidden.draw[test.spec.name].expected, outcome.outputs or ()
+            )
+        )
+    )
+    return _bare(test, TestStatus.PASSED if passed else TestStatus.FAILED)
+
+
+def _compare_outputs(
+    names: tuple[str, ...], expected: tuple[OutputValue, ...], outputs: tuple[OutputValue, ...]
+) -> list[Comparison]:
+    if len(outputs) != len(expected):
         got = outputs[0].type_name if outputs else "nothing"
         wanted = f"a tuple ({', '.join(names)})" if len(names) > 1 else "one value"
         return [Comparison(Check.TYPE, f"should return {wanted}; got {got}")]
-    pairs = zip(names, outputs, test.expected, strict=True)
+    pairs = zip(names, outputs, expected, strict=True)
     return [compare(name, got, want) for name, got, want in pairs]
 
 
@@ -162,15 +202,10 @@ def _termination_message(execution: Execution, limits: SandboxLimits) -> str:
             return f"stopped the process running it{detail}"
 
 
-def _result(
-    test: TestPlan,
-    status: TestStatus,
-    message: str,
-    outcome: CallOutcome | None = None,
-    comparisons: list[Comparison] | None = None,
-) -> TestResult:
-    """What a hidden test shows (its status), plus the details when the test is visible."""
-    result = TestResult(
+def _bare(test: TestPlan, status: TestStatus) -> TestResult:
+    """A test's status and points, with a message that says nothing more: all a hidden test
+    shows (no duration either: a submission can spend time as its inputs say)."""
+    return TestResult(
         name=test.spec.name,
         visibility=test.spec.visibility,
         status=status,
@@ -178,12 +213,20 @@ def _result(
         max_score=test.spec.points,
         message="passed" if status is TestStatus.PASSED else f"hidden test: {status.value}",
     )
-    if not test.visible:
-        return result  # no duration either: a submission can spend time as its inputs say
+
+
+def _result(
+    test: TestPlan,
+    status: TestStatus,
+    message: str,
+    outcome: CallOutcome | None = None,
+    comparisons: list[Comparison] | None = None,
+) -> TestResult:
+    """A visible test's result: its status and the details that explain it."""
     checks = comparisons or []
     headline = next((c for c in checks if not c.passed), checks[0] if checks else None)
     pairs = zip(test.output_names, checks, strict=False)
-    return result.model_copy(
+    return _bare(test, status).model_copy(
         update={
             "message": message,
             "duration_ms": outcome.duration_s * 1000 if outcome else None,

@@ -1,21 +1,27 @@
 """An exercise's grading plan: every call to make on a submission and the expected outputs.
 
 A plan depends only on the exercise and the deployment secret, so it is built once, in the
-trusted process, and reused for every submission: reference outputs are computed once per test.
+trusted process, and reused for every submission: reference outputs are computed once per input
+set. A visible test has one input set. A hidden test has `HIDDEN_INPUT_SETS`, drawn from the
+secret, and each submission is graded on one of them picked at random (`ExercisePlan.draw`): a
+submission that learns its hidden inputs (the sandbox's language layer is assumed to fail)
+gets nothing a later submission could look up.
+
+Visible and hidden tests run in separate children (`visible_job`, `hidden_job`): the visible
+one, whose prints, errors and probes the student sees, never holds a hidden input.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import secrets
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-import numpy as np
-
-from grader.inputs import Inputs, make_inputs, perturb, seed_for
+from grader.inputs import Inputs, make_inputs, perturb, seeds_for
 from grader.reference import Reference, run_trusted
 from grader.sandbox.job import Call, Job, OutputValue, Policy
 from grader.spec import (
@@ -34,6 +40,15 @@ from grader.variants import WrongVariant
 # the cost: they are most of the calls a submission runs.
 PROBED_TESTS_PER_KIND = 2
 
+# Input sets per hidden test: the chance that a submission meets the set an earlier one learnt is
+# 1 in this. Each costs one reference run per hidden test, once per plan, and its arrays' memory.
+HIDDEN_INPUT_SETS = 8
+
+# The global RNG's seed before a submission's constructor runs, where the grader loads the
+# weights: the same for every test, since one derived from a hidden test's seed would hand that
+# seed to the submission (torch.initial_seed()).
+CONSTRUCTION_SEED = 0
+
 
 class ProbeKind(StrEnum):
     CAUSAL = "causal"  # the last token redrawn: earlier outputs must not move
@@ -48,18 +63,38 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class Case:
+    """One input set of a test: the call on it and the reference's outputs."""
+
+    call: Call
+    expected: tuple[OutputValue, ...]
+
+
+@dataclass(frozen=True)
 class TestPlan:
     __test__ = False  # a domain type, not a pytest test class
 
     spec: TestCaseSpec
-    call: Call
-    expected: tuple[OutputValue, ...]
+    cases: tuple[Case, ...]  # one for a visible test, HIDDEN_INPUT_SETS for a hidden one
     output_names: tuple[str, ...]
     probes: tuple[Probe, ...] = ()
 
     @property
     def visible(self) -> bool:
         return self.spec.visibility is Visibility.VISIBLE
+
+    @property
+    def call(self) -> Call:
+        """A visible test's call (a hidden test's first input set)."""
+        return self.cases[0].call
+
+    @property
+    def expected(self) -> tuple[OutputValue, ...]:
+        return self.cases[0].expected
+
+
+# The input set each hidden test is graded on for one submission, by test name.
+Draw = dict[str, Case]
 
 
 @dataclass
@@ -72,16 +107,24 @@ class ExercisePlan:
     )
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def job(self, source: str) -> Job:
-        """The job for one submission: the visible tests, then the hidden ones, then the probes.
-
-        A probe that hangs or crashes never costs a test its result, and a run that ends during
-        a hidden test can show nothing the submission wrote then on a visible test.
-        """
-        by_visibility = sorted(self.tests, key=lambda test: not test.visible)
-        calls = [test.call for test in by_visibility]
-        calls += [probe.call for test in self.tests for probe in test.probes]
+    def visible_job(self, source: str) -> Job:
+        """The visible tests, then their probes: a probe that hangs or crashes never costs a test
+        its result."""
+        visible = [test for test in self.tests if test.visible]
+        calls = [test.call for test in visible]
+        calls += [probe.call for test in visible for probe in test.probes]
         return make_job(self.exercise.spec, source, tuple(calls))
+
+    def draw(self) -> Draw:
+        """An input set for each hidden test, picked at random for one submission."""
+        return {
+            test.spec.name: secrets.choice(test.cases) for test in self.tests if not test.visible
+        }
+
+    def hidden_job(self, source: str, draw: Draw) -> Job:
+        """The hidden tests, each on its drawn input set."""
+        calls = tuple(draw[test.spec.name].call for test in self.tests if not test.visible)
+        return make_job(self.exercise.spec, source, calls)
 
     def variant_outputs(
         self, test: TestPlan, variant: WrongVariant
@@ -115,31 +158,32 @@ def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
     probed: Counter[ProbeKind] = Counter()
     tests = []
     for test in exercise.spec.tests:
-        seed = seed_for(exercise.spec, test, secret)
-        inputs = make_inputs(test, seed)
-        call = _main_call(exercise, reference, test, seed, inputs)
-        expected = reference.run(call, make_job(exercise.spec, "", (call,)))
+        seeds = seeds_for(exercise.spec, test, secret, HIDDEN_INPUT_SETS)
+        cases = tuple(_case(exercise, reference, test, seed) for seed in seeds)
         probes: tuple[Probe, ...] = ()
         if test.visibility is Visibility.VISIBLE:
-            candidates = _probes(exercise, reference, test, call, seed)
+            candidates = _probes(exercise, reference, test, cases[0].call, seeds[0])
             probes = tuple(p for p in candidates if probed[p.kind] < PROBED_TESTS_PER_KIND)
             probed.update(probe.kind for probe in probes)
-        tests.append(TestPlan(test, call, expected, tuple(exercise.spec.outputs), probes))
+        tests.append(TestPlan(test, cases, tuple(exercise.spec.outputs), probes))
     return ExercisePlan(exercise, reference, tuple(tests))
+
+
+def _case(exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int) -> Case:
+    call = _main_call(exercise, reference, test, seed, make_inputs(test, seed))
+    return Case(call, reference.run(call, make_job(exercise.spec, "", (call,))))
 
 
 def _main_call(
     exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int, inputs: Inputs
 ) -> Call:
-    parameters: dict[str, np.ndarray] = {}
-    if exercise.spec.weights is WeightSource.GRADER:
-        parameters = reference.draw_parameters(test.init, seed)
+    grader_weights = exercise.spec.weights is WeightSource.GRADER
     return Call(
         id=test.name,
         args=inputs,
         init_kwargs=dict(test.init),
-        seed=seed if exercise.spec.weights is WeightSource.GRADER else None,
-        parameters=parameters,
+        seed=CONSTRUCTION_SEED if grader_weights else None,
+        parameters=reference.draw_parameters(test.init, seed) if grader_weights else {},
     )
 
 

@@ -8,10 +8,11 @@ import time
 
 from grader.catalog import Catalog
 from grader.errors import SandboxUnavailable
-from grader.judge import internal_error, judge
+from grader.judge import HiddenRun, internal_error, judge
 from grader.plan import ExercisePlan, build_plan
 from grader.report import Report
 from grader.sandbox.interface import Sandbox
+from grader.sandbox.job import Termination
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +49,20 @@ class Grader:
         started = time.perf_counter()
         plan = self.plan(slug)
         try:
-            report = judge(plan, self.sandbox.run(plan.job(source)))
+            report = self._grade(plan, source)
         except SandboxUnavailable as error:
             log.exception("grading %s failed inside the grader", slug)
             report = internal_error(plan, str(error))
         return report.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
+
+    def _grade(self, plan: ExercisePlan, source: str) -> Report:
+        """Visible tests in one child, hidden tests in another: whatever the submission learns
+        in the visible one (its prints, errors and probes reach the student) holds no hidden
+        input. A source the static layer refuses is refused once, for both."""
+        visible = self.sandbox.run(plan.visible_job(source))
+        if visible.termination is Termination.REJECTED:
+            return judge(plan, visible)
+        draw = plan.draw()
+        return judge(
+            plan, visible, HiddenRun(draw, self.sandbox.run(plan.hidden_job(source, draw)))
+        )

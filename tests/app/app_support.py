@@ -30,6 +30,11 @@ SettingsFactory = Callable[..., AppSettings]  # make_settings(**overrides)
 ClientFactory = Callable[[AppSettings], TestClient]  # make_client(settings): a started app
 
 
+# A grading runs an accepted submission twice: its visible tests in one child, its hidden tests in
+# another (grader.runner.Grader.grade).
+RUNS_PER_GRADING = 2
+
+
 class FakeSandbox:
     """Runs a job in this very process without isolation: the API's tests need real reports,
     not a fork per submission. `gate` holds every run until set (to keep work queued)."""

@@ -9,7 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from app_support import CORRECT, SEED, FakeSandbox
+from app_support import CORRECT, RUNS_PER_GRADING, SEED, FakeSandbox
 from pydantic import SecretStr
 from sqlalchemy import select, update
 
@@ -82,7 +82,7 @@ def test_a_done_submission_is_not_graded_again(
     submission_id = store(context.database)
     grade_submission(submission_id, context)
     grade_submission(submission_id, context)
-    assert len(sandbox.runs) == 1
+    assert len(sandbox.runs) == RUNS_PER_GRADING
     assert load(context.database, submission_id).attempts == 1
 
 
@@ -135,7 +135,7 @@ def test_two_graders_racing_for_one_submission_grade_it_once(
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(sandbox.runs) == 1
+    assert len(sandbox.runs) == RUNS_PER_GRADING
     with context.database.session() as session:
         deliveries = session.scalars(select(WebhookDelivery)).all()
     assert len(deliveries) == 1

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from functools import partial
 
-from app_support import CORRECT, SEED, ClientFactory, FakeSandbox, SettingsFactory, wait_until
+from app_support import (
+    CORRECT,
+    RUNS_PER_GRADING,
+    SEED,
+    ClientFactory,
+    FakeSandbox,
+    SettingsFactory,
+    wait_until,
+)
 from fastapi.testclient import TestClient
 
 from app.db import Database
@@ -57,7 +65,8 @@ def test_work_left_queued_at_stop_is_finished_after_restart(
         body = second.get(f"/v1/submissions/{submission_id}").json()
         assert body["report"]["status"] == "passed"
         assert body["attempts"] == 1
-    assert sorted(sandbox.runs) == sorted(f"{CORRECT}\n# {n}" for n in range(3))
+    graded = [f"{CORRECT}\n# {n}" for n in range(3) for _ in range(RUNS_PER_GRADING)]
+    assert sorted(sandbox.runs) == sorted(graded)
 
 
 def _crashed_mid_grading(settings: AppSettings, attempts: int) -> str:

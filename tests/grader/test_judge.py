@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from grader.catalog import Catalog
-from grader.judge import internal_error, judge
+from grader.judge import HiddenRun, internal_error, judge
 from grader.plan import ExercisePlan, TestPlan, build_plan, make_job
 from grader.reference import run_trusted
-from grader.report import ReportStatus, TestStatus
+from grader.report import Report, ReportStatus, TestStatus
 from grader.sandbox.job import (
     CallOutcome,
     Execution,
@@ -28,6 +28,13 @@ SLUG = "multi-headed-self-attention"
 def plan() -> ExercisePlan:
     catalog = Catalog.from_folder(GraderSettings().exercises_dir)
     return build_plan(catalog.get(SLUG), secret="test-secret")
+
+
+def judge_both(execution: Execution) -> Report:
+    """Judge one execution as both runs: its visible tests' outcomes, and its hidden tests'
+    on their first input sets."""
+    first_sets = {test.spec.name: test.cases[0] for test in plan().tests if not test.visible}
+    return judge(plan(), execution, HiddenRun(first_sets, execution))
 
 
 def passing(test: TestPlan) -> CallOutcome:
@@ -50,7 +57,7 @@ def shifted(test: TestPlan, by: float) -> CallOutcome:
 
 
 def test_all_outputs_right_is_a_pass_with_full_score() -> None:
-    report = judge(plan(), Execution(Termination.COMPLETED, every_call_passing()))
+    report = judge_both(Execution(Termination.COMPLETED, every_call_passing()))
     assert report.status is ReportStatus.PASSED
     assert report.score == report.max_score == plan().exercise.spec.max_score
     assert {p.status.value for p in report.properties} == {"passed"}
@@ -60,7 +67,7 @@ def test_wrong_values_fail_with_the_mismatch_on_visible_tests_only() -> None:
     outcomes = every_call_passing()
     for test in plan().tests:
         outcomes[test.call.id] = shifted(test, 0.01)
-    report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+    report = judge_both(Execution(Termination.COMPLETED, outcomes))
     assert report.status is ReportStatus.FAILED and report.score == 0
     visible = [t for t in report.tests if t.visibility.value == "visible"]
     hidden = [t for t in report.tests if t.visibility.value == "hidden"]
@@ -74,15 +81,31 @@ def test_wrong_values_fail_with_the_mismatch_on_visible_tests_only() -> None:
         assert result.stdout == "" and result.outputs == []
 
 
-def test_a_hidden_error_does_not_echo_the_exception_message() -> None:
+def test_a_hidden_test_tells_one_bit_whatever_went_wrong() -> None:
+    """An error, a wrong value and a run that never got there all read "failed": which one it
+    was would be a second bit, chosen by a submission that has read the inputs."""
+    hidden = [test for test in plan().tests if not test.visible]
     outcomes = every_call_passing()
-    hidden = next(t for t in plan().tests if not t.visible)
     leak = RaisedError("ValueError", "input was tensor([[0.1234, ...]])", line=3)
-    outcomes[hidden.call.id] = CallOutcome(hidden.call.id, outputs=None, error=leak)
-    report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
-    result = next(t for t in report.tests if t.name == hidden.spec.name)
-    assert result.status is TestStatus.ERROR
+    outcomes[hidden[0].call.id] = CallOutcome(hidden[0].call.id, outputs=None, error=leak)
+    outcomes[hidden[1].call.id] = shifted(hidden[1], 0.01)
+    del outcomes[hidden[2].call.id]
+    report = judge_both(Execution(Termination.COMPLETED, outcomes))
+    results = {t.name: t for t in report.tests}
+    for test in hidden[:3]:
+        assert results[test.spec.name].status is TestStatus.FAILED
+        assert results[test.spec.name].message == "hidden test: failed"
     assert "0.1234" not in report.model_dump_json()
+
+
+def test_a_hidden_test_is_judged_on_the_input_set_drawn_for_it() -> None:
+    test = next(test for test in plan().tests if not test.visible)
+    second = test.cases[1]
+    outcomes = {test.call.id: CallOutcome(test.call.id, outputs=second.expected)}
+    execution = Execution(Termination.COMPLETED, outcomes)
+    for drawn, status in ((second, TestStatus.PASSED), (test.cases[0], TestStatus.FAILED)):
+        report = judge(plan(), execution, HiddenRun({test.spec.name: drawn}, execution))
+        assert next(t for t in report.tests if t.name == test.spec.name).status is status
 
 
 def test_a_visible_error_names_type_line_and_message() -> None:
@@ -90,7 +113,7 @@ def test_a_visible_error_names_type_line_and_message() -> None:
     first = plan().tests[0]
     error = RaisedError("TypeError", "empty(): argument 'size' must be tuple of ints", line=12)
     outcomes[first.call.id] = CallOutcome(first.call.id, outputs=None, error=error)
-    report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+    report = judge_both(Execution(Termination.COMPLETED, outcomes))
     assert report.tests[0].message == (
         "raised TypeError at line 12: empty(): argument 'size' must be tuple of ints"
     )
@@ -101,7 +124,7 @@ def test_a_misfit_names_no_exception_class_of_the_grader() -> None:
     first = plan().tests[0]
     misfit = RaisedError("ContractError", "missing parameters heads.0.weight", contract=True)
     outcomes[first.call.id] = CallOutcome(first.call.id, outputs=None, error=misfit)
-    report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+    report = judge_both(Execution(Termination.COMPLETED, outcomes))
     assert report.tests[0].message == (
         "does not fit the exercise: missing parameters heads.0.weight"
     )
@@ -113,7 +136,7 @@ def test_a_timeout_marks_the_interrupted_test_and_the_ones_not_run() -> None:
     execution = Execution(
         Termination.TIMEOUT, outcomes, interrupted_call=tests[1].call.id, detail="SIGKILL"
     )
-    report = judge(plan(), execution)
+    report = judge_both(execution)
     assert report.tests[0].status is TestStatus.PASSED
     assert report.tests[1].status is TestStatus.TIMEOUT
     assert "time limit" in report.tests[1].message
@@ -132,15 +155,16 @@ def test_a_timeout_marks_the_interrupted_test_and_the_ones_not_run() -> None:
 )
 def test_abnormal_ends_map_to_test_statuses(termination: Termination, status: TestStatus) -> None:
     execution = Execution(termination, {}, interrupted_call=plan().tests[0].call.id)
-    report = judge(plan(), execution)
-    assert {t.status for t in report.tests} == {status}
+    report = judge_both(execution)
+    assert {t.status for t in report.tests if t.visibility.value == "visible"} == {status}
+    assert {t.status for t in report.tests if t.visibility.value == "hidden"} == {TestStatus.FAILED}
     assert report.score == 0
 
 
 @pytest.mark.parametrize("termination", [Termination.REJECTED, Termination.VIOLATION])
 def test_refusals_reject_every_test_and_list_the_violations(termination: Termination) -> None:
     violation = Violation("`torch.load` is not allowed: it runs pickles", line=7)
-    report = judge(plan(), Execution(termination, {}, violations=(violation,)))
+    report = judge_both(Execution(termination, {}, violations=(violation,)))
     assert report.status is ReportStatus.REJECTED
     assert {t.status for t in report.tests} == {TestStatus.REJECTED}
     assert report.diagnosis[0].line == 7
@@ -151,7 +175,7 @@ def test_a_wrong_number_of_outputs_says_what_was_returned() -> None:
     outcomes = every_call_passing()
     first = plan().tests[0]
     outcomes[first.call.id] = CallOutcome(first.call.id, outputs=(OutputValue("tuple of 2"),))
-    report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+    report = judge_both(Execution(Termination.COMPLETED, outcomes))
     assert report.tests[0].message == "`output` should be a torch.Tensor; got tuple of 2"
 
 
@@ -166,7 +190,7 @@ def test_each_variant_of_a_shared_code_is_diagnosed() -> None:
             job = make_job(plan().exercise.spec, "", (test.call,))
             outputs = run_trusted(variant.entry, test.call, job)
             outcomes[test.call.id] = CallOutcome(test.call.id, outputs=outputs)
-        report = judge(plan(), Execution(Termination.COMPLETED, outcomes))
+        report = judge_both(Execution(Termination.COMPLETED, outcomes))
         assert [finding.code for finding in report.diagnosis] == ["extra-output-projection"]
 
 
@@ -177,7 +201,7 @@ def test_an_internal_error_holds_nothing_against_the_student() -> None:
 
 
 def test_the_gradescope_form_keeps_scores_and_hides_hidden_tests_until_published() -> None:
-    report = judge(plan(), Execution(Termination.COMPLETED, every_call_passing()))
+    report = judge_both(Execution(Termination.COMPLETED, every_call_passing()))
     results = report.to_gradescope()
     assert results["score"] == report.score
     visibilities = {t["visibility"] for t in results["tests"]}

@@ -1,14 +1,22 @@
 """Plans of the real exercises: every reference passes its own exercise when graded like a
 submission, hidden seeds follow the secret, and probes stay within their budget."""
 
+import itertools
+
 import pytest
 
 from grader.catalog import Catalog
-from grader.judge import judge
-from grader.plan import PROBED_TESTS_PER_KIND, build_plan
+from grader.judge import HiddenRun, judge
+from grader.plan import (
+    CONSTRUCTION_SEED,
+    HIDDEN_INPUT_SETS,
+    PROBED_TESTS_PER_KIND,
+    ProbeKind,
+    build_plan,
+)
 from grader.report import ReportStatus
 from grader.sandbox.calls import run_calls
-from grader.sandbox.job import Execution, Termination
+from grader.sandbox.job import Call, Execution, Termination
 from grader.settings import GraderSettings
 
 CATALOG = Catalog.from_folder(GraderSettings().exercises_dir)
@@ -19,30 +27,65 @@ def test_every_reference_passes_its_own_exercise(slug: str) -> None:
     """The reference, run through the same executor and judged like a submission (main calls
     and probes), gets full marks: the plan is deterministic and its properties hold for it."""
     plan = build_plan(CATALOG.get(slug), secret="reference-check")
-    outcomes = {o.call_id: o for o in run_calls(plan.reference.entry, plan.job(""))}
-    report = judge(plan, Execution(Termination.COMPLETED, outcomes))
+    draw = plan.draw()
+    visible, hidden = (
+        Execution(
+            Termination.COMPLETED, {o.call_id: o for o in run_calls(plan.reference.entry, job)}
+        )
+        for job in (plan.visible_job(""), plan.hidden_job("", draw))
+    )
+    report = judge(plan, visible, HiddenRun(draw, hidden))
     assert report.status is ReportStatus.PASSED, report.message
     assert report.diagnosis == []
     assert all(check.status.value == "passed" for check in report.properties)
+
+
+def same_arrays(a: Call, b: Call) -> bool:
+    return all(
+        (x is None and y is None)
+        or (x is not None and y is not None and x.shape == y.shape and (x == y).all())
+        for x, y in zip(a.args, b.args, strict=True)
+    )
 
 
 def test_hidden_inputs_follow_the_secret_and_visible_ones_do_not() -> None:
     exercise = CATALOG.get("multi-headed-self-attention")
     first, second = build_plan(exercise, "one"), build_plan(exercise, "two")
     for a, b in zip(first.tests, second.tests, strict=True):
-        same = all(
-            (x is None and y is None) or (x is not None and y is not None and (x == y).all())
-            for x, y in zip(a.call.args, b.call.args, strict=True)
-        )
-        assert same is a.visible
+        assert same_arrays(a.call, b.call) is a.visible
+
+
+def test_each_hidden_test_has_input_sets_of_its_own_and_a_submission_draws_one() -> None:
+    plan = build_plan(CATALOG.get("multi-headed-self-attention"), "sets")
+    hidden = [test for test in plan.tests if not test.visible]
+    for test in hidden:
+        assert len(test.cases) == HIDDEN_INPUT_SETS
+        calls = [case.call for case in test.cases]
+        assert not any(same_arrays(a, b) for a, b in itertools.combinations(calls, 2))
+    draws = [plan.draw() for _ in range(40)]
+    assert all(draw.keys() == {test.spec.name for test in hidden} for draw in draws)
+    assert len({id(draw[hidden[0].spec.name]) for draw in draws}) > 1
+
+
+def test_a_job_holds_no_hidden_input_or_seed_but_the_one_run() -> None:
+    """The visible run carries no hidden input at all; the hidden run only the drawn sets; no
+    call carries a seed that a hidden test's inputs came from."""
+    plan = build_plan(CATALOG.get("torch-multihead-parity"), "seeds")  # grader-drawn weights
+    draw = plan.draw()
+    hidden_calls = [case.call for test in plan.tests if not test.visible for case in test.cases]
+    for call in plan.visible_job("").calls:
+        assert not any(same_arrays(call, hidden) for hidden in hidden_calls)
+    sent = plan.hidden_job("", draw).calls
+    assert [call.id for call in sent] == [test.spec.name for test in plan.tests if not test.visible]
+    assert all(any(call is case.call for case in draw.values()) for call in sent)
+    assert {call.seed for call in (*plan.visible_job("").calls, *sent)} == {CONSTRUCTION_SEED}
 
 
 def test_probes_stay_within_their_budget_and_run_after_every_test() -> None:
     plan = build_plan(CATALOG.get("multi-headed-self-attention"), "budget")
     kinds = [probe.kind for test in plan.tests for probe in test.probes]
     assert all(kinds.count(kind) <= PROBED_TESTS_PER_KIND for kind in set(kinds))
-    calls = [call.id for call in plan.job("").calls]
-    mains = [test.call.id for test in plan.tests]
-    assert calls[: len(mains)] == [t.call.id for t in plan.tests if t.visible] + [
-        t.call.id for t in plan.tests if not t.visible
-    ]
+    calls = [call.id for call in plan.visible_job("").calls]
+    visible = [test.call.id for test in plan.tests if test.visible]
+    assert calls[: len(visible)] == visible
+    assert all(probe.kind in ProbeKind for probe in (p for t in plan.tests for p in t.probes))

@@ -6,7 +6,8 @@ For every file the test asserts:
    message names the cause;
 2. that nothing escaped: no canary file (`/tmp/autograder-pwned-<case>`, the paths the corpus
    tries to write), no secret, no hidden input, hidden expected value or line of the reference in
-   the report, and the same warm process as before;
+   the report, no terminal control character in the CLI's text rendering of it, and the same warm
+   process as before;
 3. that the next submission, a correct one graded on the same sandbox, passes every test.
 
 The run's ending says which layer stopped an attack: REJECTED the static policy, VIOLATION a
@@ -21,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import glob
 import subprocess
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,11 +31,12 @@ import numpy as np
 import pytest
 
 from grader.catalog import Catalog
-from grader.judge import judge
 from grader.plan import ExercisePlan
+from grader.render import render_text
 from grader.report import Report, ReportStatus, TestStatus
 from grader.runner import Grader
-from grader.sandbox.job import Execution, Termination
+from grader.sandbox.interface import Layer
+from grader.sandbox.job import Execution, Job, Termination
 from grader.sandbox.limits import MIB, SandboxLimits
 from grader.sandbox.process import ForkServerSandbox
 from grader.settings import GraderSettings
@@ -54,6 +57,7 @@ SECRETS = {
     "AWS_SECRET_ACCESS_KEY": "canary-aws-secret-b41e07",
 }
 CANARY_FILES = "/tmp/autograder-pwned-*"
+BIDI_CONTROLS = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 # Tight enough for bombs to end within a second or two; loops have limits of their own.
 TIGHT = SandboxLimits(cpu_s=3, wall_s=10, memory_bytes=512 * MIB, output_bytes=8 * MIB)
@@ -63,9 +67,8 @@ TIGHT = SandboxLimits(cpu_s=3, wall_s=10, memory_bytes=512 * MIB, output_bytes=8
 class Case:
     file: str
     ending: Termination
-    status: TestStatus  # of every test, or of the visible ones where `hidden` says otherwise
+    status: TestStatus  # of every visible test (the visible tests' run ended as `ending`)
     message: str  # found in the first test's message: the cause, in the student's terms
-    hidden: TestStatus | None = None
     stdout: str = ""  # found in the first test's captured prints
     slug: str = SEED
     limits: SandboxLimits = TIGHT
@@ -75,9 +78,10 @@ class Case:
         return self.file
 
     def status_of(self, visibility: Visibility) -> TestStatus:
-        if visibility is Visibility.HIDDEN and self.hidden is not None:
-            return self.hidden
-        return self.status
+        """A hidden test tells one bit (a refused source refuses them all): not passed."""
+        if visibility is Visibility.VISIBLE or self.status is TestStatus.REJECTED:
+            return self.status
+        return TestStatus.FAILED
 
 
 def static(file: str, message: str) -> Case:
@@ -110,11 +114,10 @@ def stopped(
     status: TestStatus,
     message: str,
     *,
-    hidden: TestStatus | None = None,
     limits: SandboxLimits = TIGHT,
 ) -> Case:
     """A case that a limit, the supervisor or a crash ends early."""
-    return Case(file, ending, status, message, hidden, limits=limits)
+    return Case(file, ending, status, message, limits=limits)
 
 
 CASES = [
@@ -158,7 +161,6 @@ CASES = [
         Termination.MEMORY,
         TestStatus.FAILED,
         "differs",
-        hidden=TestStatus.RESOURCE_LIMIT,
     ),
     ran("exfil_hidden_inputs_in_probe", TestStatus.FAILED, "differs"),
     # Files without open.
@@ -220,8 +222,10 @@ CASES = [
         limits=dataclasses.replace(TIGHT, cpu_s=30, wall_s=1),
     ),
     static("loop_sleep", "importing `time` is not allowed"),
-    # Huge output.
+    # Output: huge, or written to drive the reader's terminal (the report keeps the escapes; its
+    # text rendering must not).
     ran("output_print_flood", TestStatus.FAILED, "differs", stdout="output cut at 8192 characters"),
+    ran("output_terminal_escapes", TestStatus.FAILED, "differs", stdout="\x1b]0;pwned\x07"),
     stopped(
         "output_giant_tensor",
         Termination.OUTPUT_LIMIT,
@@ -262,17 +266,47 @@ def secret_holder() -> Iterator[None]:
             neighbour.wait()
 
 
+class CaseSandbox:
+    """The real sandbox, run with the limits of the case at hand, keeping what each run ended in:
+    the visible tests' run first, then the hidden tests'."""
+
+    def __init__(self, inner: ForkServerSandbox) -> None:
+        self.inner = inner
+        self.limits = TIGHT
+        self.executions: list[Execution] = []
+
+    def start(self, limits: SandboxLimits) -> None:
+        self.limits, self.executions = limits, []
+
+    def run(self, job: Job) -> Execution:
+        execution = self.inner.run(dataclasses.replace(job, limits=self.limits))
+        self.executions.append(execution)
+        return execution
+
+    def layers(self) -> list[Layer]:
+        return self.inner.layers()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 @pytest.fixture(scope="module")
-def grader(secret_holder: None) -> Iterator[Grader]:
-    settings = GraderSettings()  # reads AUTOGRADER_SECRET, as the service does
-    catalog = Catalog.from_folder(settings.exercises_dir)
+def sandbox(secret_holder: None) -> Iterator[CaseSandbox]:
     # One slot: every next submission runs where the hostile one just ran.
-    sandbox = ForkServerSandbox(slots=1)
+    sandbox = CaseSandbox(ForkServerSandbox(slots=1))
     try:
         sandbox.layers()  # starts the warm process, with the secrets already in our environment
-        yield Grader(catalog, sandbox, settings.hidden_test_secret())
+        yield sandbox
     finally:
         sandbox.close()
+
+
+@pytest.fixture(scope="module")
+def grader(sandbox: CaseSandbox) -> Grader:
+    settings = GraderSettings()  # reads AUTOGRADER_SECRET, as the service does
+    return Grader(
+        Catalog.from_folder(settings.exercises_dir), sandbox, settings.hidden_test_secret()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -283,14 +317,14 @@ def active_layers(grader: Grader) -> set[str]:
 # --- helpers ------------------------------------------------------------------------------------
 
 
-def run(grader: Grader, case: Case) -> tuple[Execution, Report]:
-    """Grade a corpus file as `Grader.grade` does, with the case's limits in place of the
-    exercise's."""
-    plan = grader.plan(case.slug)
-    source = (CORPUS / f"{case.file}.py").read_text()
-    job = dataclasses.replace(plan.job(source), limits=case.limits)
-    execution = grader.sandbox.run(job)
-    return execution, judge(plan, execution)
+def run(grader: Grader, sandbox: CaseSandbox, case: Case) -> tuple[Execution, Report]:
+    """Grade a corpus file as the service does, with the case's limits in place of the
+    exercise's: its report, and how the visible tests' run ended."""
+    sandbox.start(case.limits)
+    report = grader.grade(case.slug, (CORPUS / f"{case.file}.py").read_text())
+    visible = sandbox.executions[0]
+    sandbox.start(TIGHT)  # for the next submission
+    return visible, report
 
 
 def canary_files() -> list[str]:
@@ -314,8 +348,10 @@ def must_not_appear(plan: ExercisePlan) -> dict[str, str]:
     for test in plan.tests:
         if test.visible:
             continue
-        arrays = [a for a in test.call.args if a is not None]
-        arrays += [out.array for out in test.expected if out.array is not None]
+        arrays = [a for case in test.cases for a in case.call.args if a is not None]
+        arrays += [
+            out.array for case in test.cases for out in case.expected if out.array is not None
+        ]
         for which, array in enumerate(arrays):
             for at, value in enumerate(np.asarray(array, np.float64).ravel()[:32]):
                 forbidden[f"{test.spec.name!r}: array {which}, value {at}"] = _digits(value)
@@ -349,6 +385,14 @@ def assert_nothing_escaped(report: Report, plan: ExercisePlan) -> None:
     assert canary_files() == []
 
 
+def assert_text_report_is_inert(report: Report) -> None:
+    """Nothing in the text that `autograder grade` prints is for the terminal to act on: no
+    control character but the report's own newlines and tabs, no bidi override or isolate."""
+    text = render_text(report)
+    acting = {c for c in text if unicodedata.category(c) == "Cc" and c not in "\n\t"}
+    assert sorted(acting | (BIDI_CONTROLS & set(text))) == []
+
+
 def assert_next_submission_passes(grader: Grader) -> None:
     report = grader.grade(SEED, CORRECT)
     failures = [f"{t.name}: {t.message}" for t in report.tests if t.status is not TestStatus.PASSED]
@@ -367,16 +411,17 @@ def test_the_corpus_is_the_table() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_a_hostile_submission_gets_its_verdict_and_changes_nothing(
-    case: Case, grader: Grader, active_layers: set[str]
+    case: Case, grader: Grader, sandbox: CaseSandbox, active_layers: set[str]
 ) -> None:
     if case.layer is not None and case.layer not in active_layers:
         pytest.skip(f"this host does not apply the {case.layer} layer")
     assert canary_files() == []
     warm = child_processes()
 
-    execution, report = run(grader, case)
+    execution, report = run(grader, sandbox, case)
 
     assert_nothing_escaped(report, grader.plan(case.slug))  # first: an escape matters most
+    assert_text_report_is_inert(report)
     assert_verdict(case, execution, report)
     assert child_processes() == warm  # nothing killed the warm process
     assert_next_submission_passes(grader)

@@ -1,0 +1,132 @@
+"""Hidden tests tell a student one bit each, whatever the submission does.
+
+The differential test grades the same submissions under two deployment secrets (so with other
+hidden inputs, and under one secret with other drawn input sets): everything a student sees must
+be the same but the hidden tests' pass bits and what is summed from them. The submissions try
+every channel a hidden run could write to: prints, errors and their lines, refusals, time,
+crashes, the global RNG's seed, properties and diagnosis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.catalog import Catalog
+from grader.inputs import hidden_seed
+from grader.plan import HIDDEN_INPUT_SETS
+from grader.report import Report, TestStatus
+from grader.runner import Grader
+from grader.sandbox.process import ForkServerSandbox
+from grader.settings import GraderSettings
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+SUBMISSIONS = ROOT / "tests" / "submissions"
+SEED = "multi-headed-self-attention"
+PARITY = "torch-multihead-parity"
+
+# Acts on what only a hidden test has (a context of length 1, one head, 9 tokens: see the seed
+# exercise's hidden tests), through every channel a run has.
+LEAKY = """
+import torch
+import torch.nn as nn
+
+class MultiHeadedSelfAttention(nn.Module):
+    def __init__(self, embedding_dim, attention_dim, num_heads):
+        super().__init__()
+        print("seed", torch.initial_seed())
+        self.heads = num_heads
+
+    def forward(self, embedded):
+        B, T, C = embedded.shape
+        print("inputs", embedded.flatten()[:4].tolist())
+        first = float(embedded.flatten()[0])
+        if T == 1:
+            raise ValueError(f"hidden input {first}")
+        if self.heads == 1:
+            getattr(torch, str(first))  # a refusal, under a name made of the input
+        if T == 9:
+            total = 0
+            for step in range(int(abs(first) * 200000)):  # time as the input says
+                total += step
+        if first > 1.5:
+            return embedded[:, :, :1]  # a wrong shape: a failure of another kind
+        return torch.zeros(B, T, 0)
+"""
+
+
+def view(report: Report) -> dict[str, Any]:
+    """What a student sees, less the hidden tests' bits and what is summed from them, and less
+    durations (noise from one run to the next)."""
+    seen = report.model_dump(mode="json", exclude={"score", "status", "message", "duration_ms"})
+    for test in seen["tests"]:
+        test.pop("duration_ms")
+        if test["visibility"] == "hidden":
+            for bit in ("status", "score", "message"):
+                test.pop(bit)
+    return seen
+
+
+@pytest.fixture(scope="module")
+def graders() -> Iterator[tuple[Grader, Grader]]:
+    catalog = Catalog.from_folder(GraderSettings().exercises_dir)
+    sandbox = ForkServerSandbox(slots=2)
+    try:
+        yield Grader(catalog, sandbox, "one secret"), Grader(catalog, sandbox, "another secret")
+    finally:
+        sandbox.close()
+
+
+SUBMITTED = {
+    "correct": (SEED, (SUBMISSIONS / SEED / "correct.py").read_text()),
+    "a common mistake": (SEED, (SUBMISSIONS / SEED / "missing_scaling.py").read_text()),
+    "leaky": (SEED, LEAKY),
+    "printing its seed, with grader-drawn weights": (
+        PARITY,
+        (SUBMISSIONS / PARITY / "correct.py")
+        .read_text()
+        .replace(
+            "super().__init__()", 'super().__init__()\n        print("seed", torch.initial_seed())'
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SUBMITTED)
+def test_a_student_sees_the_same_report_under_any_secret_but_hidden_bits(
+    graders: tuple[Grader, Grader], name: str
+) -> None:
+    slug, source = SUBMITTED[name]
+    first, second = graders
+    reports = [first.grade(slug, source), first.grade(slug, source), second.grade(slug, source)]
+    assert view(reports[0]) == view(reports[1]) == view(reports[2])
+
+
+def test_a_hidden_run_shows_one_bit_per_test(graders: tuple[Grader, Grader]) -> None:
+    grader, _ = graders
+    report = grader.grade(SEED, LEAKY)
+    hidden = [test for test in report.tests if test.visibility.value == "hidden"]
+    assert {(test.status, test.message) for test in hidden} == {
+        (TestStatus.FAILED, "hidden test: failed")
+    }
+    assert all(test.stdout == "" and test.duration_ms is None for test in hidden)
+    assert "hidden input" not in report.model_dump_json()
+
+
+def test_no_seed_of_a_hidden_input_reaches_the_submission(graders: tuple[Grader, Grader]) -> None:
+    grader, _ = graders
+    catalog = Catalog.from_folder(GraderSettings().exercises_dir)
+    report = grader.grade(PARITY, SUBMITTED["printing its seed, with grader-drawn weights"][1])
+    printed = "".join(test.stdout for test in report.tests)
+    assert "seed" in printed
+    seeds = {
+        str(hidden_seed("one secret", PARITY, f"{test.name}/{index}"))
+        for test in catalog.get(PARITY).spec.tests
+        for index in range(HIDDEN_INPUT_SETS)
+    }
+    assert not any(seed in printed for seed in seeds)
