@@ -192,8 +192,10 @@ def _decode_arrays(frame: Frame, max_elements: int) -> list[np.ndarray]:
             raise ProtocolError(f"an array of dtype {dtype!r}")
         shape = _shape(spec.get("shape"))
         count = math.prod(shape)
-        if count > max_elements:
-            raise ProtocolError(f"an array of {count} elements (at most {max_elements})")
+        # Each dimension too: a zero elsewhere makes an array of none whose shape no output
+        # has, and which numpy cannot represent.
+        if count > max_elements or any(dim > max_elements for dim in shape):
+            raise ProtocolError(f"an array of shape {shape} (at most {max_elements} elements)")
         wire_dtype = np.dtype(dtype).newbyteorder("<")
         nbytes = count * wire_dtype.itemsize
         if offset + nbytes > len(frame.payload):

@@ -258,6 +258,9 @@ HOSTILE_FRAMES = {
     "more elements than the call allows": frame(
         finished_header(arrays=[{"dtype": "bool", "shape": [1 << 23]}]), b""
     ),
+    "no elements, but a dimension past the element cap": frame(
+        finished_header(arrays=[{"dtype": "float32", "shape": [0, 1 << 61]}]), b""
+    ),
     "negative dimension": frame(
         finished_header(arrays=[{"dtype": "float32", "shape": [-2, -3]}]), GOOD_PAYLOAD
     ),
