@@ -7,6 +7,7 @@ and diagnosis and properties are judged on visible tests only.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from grader.compare import Check, Comparison, compare
@@ -17,6 +18,8 @@ from grader.report import (
     Finding,
     MismatchDetail,
     OutputCheck,
+    PropertyCheck,
+    PropertyStatus,
     Report,
     ReportStatus,
     TestResult,
@@ -24,6 +27,13 @@ from grader.report import (
 )
 from grader.sandbox.job import CallOutcome, Execution, OutputValue, RaisedError, Termination
 from grader.sandbox.limits import MIB, SandboxLimits
+from grader.spec import Property
+
+# Each step of judging is bounded by the output cap and vectorised; this bounds their sum for
+# one submission, so that no output, however built, holds a grading slot for long. Past it the
+# report still has every test's verdict, without the extras.
+FEEDBACK_BUDGET_S = 5.0
+_OUT_OF_TIME = "not checked: judging your outputs took longer than the grader allows"
 
 _STATUS_OF_TERMINATION = {
     Termination.TIMEOUT: TestStatus.TIMEOUT,
@@ -42,9 +52,16 @@ class HiddenRun:
     execution: Execution
 
 
-def judge(plan: ExercisePlan, visible: Execution, hidden: HiddenRun | None = None) -> Report:
+def judge(
+    plan: ExercisePlan,
+    visible: Execution,
+    hidden: HiddenRun | None = None,
+    budget_s: float = FEEDBACK_BUDGET_S,
+) -> Report:
     """The report from the visible tests' run and the hidden tests' (None: not run, as when
-    the source was refused)."""
+    the source was refused). Feedback beyond the tests (properties, then diagnosis) is given
+    while judging has taken less than `budget_s`."""
+    deadline = time.monotonic() + budget_s
     if visible.termination in (Termination.REJECTED, Termination.VIOLATION):
         return _refused(plan, visible)
     limits = plan.exercise.spec.limits.to_limits()
@@ -58,12 +75,21 @@ def judge(plan: ExercisePlan, visible: Execution, hidden: HiddenRun | None = Non
         if test.visible and result.status is not TestStatus.PASSED
     ]
     shown = [test for test in plan.tests if test.visible]
-    return _report(
-        plan,
-        results,
-        diagnosis=diagnose(plan, failing, visible.outcomes),
-        properties=check_properties(plan.exercise.spec.properties, shown, visible.outcomes),
+    wanted = plan.exercise.spec.properties
+    properties = (
+        check_properties(wanted, shown, visible.outcomes)
+        if time.monotonic() < deadline
+        else _unchecked(wanted)
     )
+    diagnosis = diagnose(plan, failing, visible.outcomes) if time.monotonic() < deadline else []
+    return _report(plan, results, diagnosis=diagnosis, properties=properties)
+
+
+def _unchecked(wanted: list[Property]) -> list[PropertyCheck]:
+    return [
+        PropertyCheck(name=p.value, status=PropertyStatus.SKIPPED, message=_OUT_OF_TIME)
+        for p in wanted
+    ]
 
 
 def internal_error(plan: ExercisePlan, reason: str) -> Report:

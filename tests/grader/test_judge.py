@@ -8,7 +8,7 @@ import pytest
 
 from grader.catalog import Catalog
 from grader.judge import HiddenRun, internal_error, judge
-from grader.plan import ExercisePlan, TestPlan, build_plan, make_job
+from grader.plan import Draw, ExercisePlan, TestPlan, build_plan, make_job
 from grader.reference import run_trusted
 from grader.report import Report, ReportStatus, TestStatus
 from grader.sandbox.job import (
@@ -33,8 +33,11 @@ def plan() -> ExercisePlan:
 def judge_both(execution: Execution) -> Report:
     """Judge one execution as both runs: its visible tests' outcomes, and its hidden tests'
     on their first input sets."""
-    first_sets = {test.spec.name: test.cases[0] for test in plan().tests if not test.visible}
-    return judge(plan(), execution, HiddenRun(first_sets, execution))
+    return judge(plan(), execution, HiddenRun(first_sets(), execution))
+
+
+def first_sets() -> Draw:
+    return {test.spec.name: test.cases[0] for test in plan().tests if not test.visible}
 
 
 def passing(test: TestPlan) -> CallOutcome:
@@ -206,3 +209,18 @@ def test_the_gradescope_form_keeps_scores_and_hides_hidden_tests_until_published
     assert results["score"] == report.score
     visibilities = {t["visibility"] for t in results["tests"]}
     assert visibilities == {"visible", "after_published"}
+
+
+def test_past_its_time_budget_judging_gives_every_verdict_without_the_extras() -> None:
+    outcomes = every_call_passing()
+    first = plan().tests[0]
+    outcomes[first.call.id] = shifted(first, 0.5)
+    execution = Execution(Termination.COMPLETED, outcomes)
+    report = judge(plan(), execution, HiddenRun(first_sets(), execution), budget_s=0.0)
+    assert [t.status for t in report.tests] == [
+        TestStatus.FAILED,
+        *[TestStatus.PASSED] * (len(report.tests) - 1),
+    ]
+    assert report.diagnosis == []
+    assert {p.status.value for p in report.properties} == {"skipped"}
+    assert all("took longer than the grader allows" in p.message for p in report.properties)
