@@ -15,7 +15,7 @@ from typing import TypeAlias
 
 from grader.catalog import Catalog
 from grader.errors import UnknownExerciseError
-from grader.render import render_text
+from grader.render import render_json, render_text
 from grader.report import ReportStatus
 from grader.runner import Grader
 from grader.sandbox.process import ForkServerSandbox
@@ -74,7 +74,7 @@ def _grade(args: argparse.Namespace, settings: GraderSettings) -> int:
         report = Grader(catalog, sandbox, settings.hidden_test_secret()).grade(args.slug, source)
     finally:
         sandbox.close()
-    print(report.model_dump_json(indent=2) if args.json else render_text(report), end="\n")
+    print(render_json(report) if args.json else render_text(report), end="\n")
     return EXIT_OK if report.status is ReportStatus.PASSED else EXIT_FAILED
 
 

@@ -1,4 +1,5 @@
-"""A report as plain text for people at a terminal (the CLI without --json).
+"""A report as plain text for people at a terminal (the CLI without --json), or as JSON that a
+terminal can show as well (the CLI with --json).
 
 Much of a report is the submission's own text (its prints, an exception's message, a refusal
 quoting its code), so the whole text goes through `inert` before anyone's terminal sees it, and
@@ -6,6 +7,8 @@ the lines of a multi-line message stay indented under it, where no line of the r
 """
 
 from __future__ import annotations
+
+import json
 
 from grader.report import PropertyStatus, Report, TestResult, TestStatus
 from grader.text import inert
@@ -18,6 +21,12 @@ _MARKS = {
     TestStatus.RESOURCE_LIMIT: "LIM ",
     TestStatus.REJECTED: "REJ ",
 }
+
+
+def render_json(report: Report) -> str:
+    """The report's JSON with every character past ASCII escaped (`\\u009b`, `\\u202e`): the
+    same data for a program, and nothing for a terminal to act on (JSON escapes C0 anyway)."""
+    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=True)
 
 
 def render_text(report: Report) -> str:

@@ -4,7 +4,7 @@ change of wording, and review the diff as feedback students will read."""
 import os
 from pathlib import Path
 
-from grader.render import render_text
+from grader.render import render_json, render_text
 from grader.report import Report
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -93,6 +93,12 @@ def test_student_text_reaches_the_terminal_inert() -> None:
     text = render_text(hostile(REPORT))
     assert [c for c in "\x1b\x07\r\x9b\u202e" if c in text] == []
     assert "[2J\ufffd]0;pwned" in text  # shown, not acted on
+
+
+def test_json_for_a_terminal_keeps_the_data_and_escapes_what_could_act() -> None:
+    text = render_json(hostile(REPORT))
+    assert [c for c in text if not (c.isascii() and (c.isprintable() or c == "\n"))] == []
+    assert Report.model_validate_json(text) == hostile(REPORT)
 
 
 def test_a_multi_line_message_stays_under_its_test() -> None:
