@@ -44,7 +44,7 @@ class Readiness(BaseModel):
                         {"name": "sandbox pool", "ok": True, "detail": "warm"},
                     ],
                     "sandbox_layers": [
-                        {"name": "seccomp", "active": True, "detail": "no sockets, exec, fork"},
+                        {"name": "seccomp", "active": True, "detail": "20 calls allowed"},
                         {"name": "network namespace", "active": False, "detail": "needs root"},
                     ],
                 }

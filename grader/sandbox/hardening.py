@@ -20,14 +20,12 @@ import ctypes
 import json
 import math
 import os
-import platform
 import resource
-import shutil
-import tempfile
-from collections.abc import Iterator
 
+from grader.sandbox import seccomp
 from grader.sandbox.interface import Layer
 from grader.sandbox.limits import SandboxLimits
+from grader.sandbox.scratch import make_scratch, remove_scratch
 
 # The descriptor the channel ends up on: low, so RLIMIT_NOFILE can be small.
 CHANNEL_FD = 3
@@ -57,16 +55,16 @@ def confine(limits: SandboxLimits, scratch: str) -> list[Layer]:
         _set_limits(limits),
         _forbid_new_privileges(),
         _restrict_filesystem(scratch),
-        _filter_syscalls(),
+        seccomp.install(),
     ]
 
 
-def probe_layers(uid: int | None) -> list[Layer]:
+def probe_layers(uid: int | None, scratch_root: str) -> list[Layer]:
     """Which layers this host lets a child apply: fork one, harden it, read back its report.
 
     Call it from a single-threaded process (the warm process, or a fresh interpreter).
     """
-    scratch = make_scratch(tempfile.gettempdir(), uid)
+    scratch = make_scratch(scratch_root, uid)
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the probe child
@@ -79,7 +77,7 @@ def probe_layers(uid: int | None) -> list[Layer]:
     with os.fdopen(read_end, "rb") as reader:
         report = reader.read()
     os.waitpid(pid, 0)
-    shutil.rmtree(scratch, ignore_errors=True)
+    remove_scratch(scratch)
     if not report:
         return [Layer("hardening", False, "the probe child died while hardening itself")]
     return [Layer(**fields) for fields in json.loads(report)]
@@ -88,14 +86,6 @@ def probe_layers(uid: int | None) -> list[Layer]:
 def slot_uid(base: int, slot: int) -> int | None:
     """The uid a slot's children drop to: `base + slot` where we are root, else none (keep ours)."""
     return base + slot if os.geteuid() == 0 else None
-
-
-def make_scratch(parent: str, uid: int | None) -> str:
-    """A new empty directory under `parent` that only the child (`uid`, or ours) can enter."""
-    path = tempfile.mkdtemp(prefix="scratch-", dir=parent)
-    if uid is not None:
-        os.chown(path, uid, uid)
-    return path
 
 
 def _keep_only_channel(channel_fd: int) -> None:
@@ -286,195 +276,3 @@ def _landlock_allow(ruleset: int, path: str, rights: int) -> str | None:
         return None
     finally:
         os.close(directory)
-
-
-# Seccomp: the kernel answers these system calls with EPERM however they are reached (ctypes,
-# a C extension, a bug in the policy). Numbers on x86_64 and aarch64; None: no such call there.
-_DENIED_SYSCALLS: dict[str, tuple[int | None, int | None]] = {
-    # No network: no socket can be made, connected or accepted (the channel already exists).
-    "socket": (41, 198),
-    "socketpair": (53, 199),
-    "connect": (42, 203),
-    "bind": (49, 200),
-    "listen": (50, 201),
-    "accept": (43, 202),
-    "accept4": (288, 242),
-    # No new program and no new process or thread: stops exec-ing a shell and fork/thread bombs.
-    "execve": (59, 221),
-    "execveat": (322, 281),
-    "fork": (57, None),
-    "vfork": (58, None),
-    "clone": (56, 220),
-    # No reaching into other processes (the supervisor, the warm process, another slot).
-    "ptrace": (101, 117),
-    "process_vm_readv": (310, 270),
-    "process_vm_writev": (311, 271),
-    "tkill": (200, 130),
-    "rt_sigqueueinfo": (129, 138),
-    "rt_tgsigqueueinfo": (297, 240),
-    "pidfd_open": (434, 434),
-    "pidfd_send_signal": (424, 424),
-    "pidfd_getfd": (438, 438),
-    "kcmp": (312, 272),
-    "process_madvise": (440, 440),
-    "process_mrelease": (448, 448),
-    "migrate_pages": (256, 238),
-    "move_pages": (279, 239),
-    # No slowing other processes down: a lowered priority or a pinned CPU makes a sibling time out.
-    "setpriority": (141, 140),
-    "sched_setaffinity": (203, 122),
-    "sched_setscheduler": (144, 119),
-    "sched_setparam": (142, 118),
-    "sched_setattr": (314, 274),
-    "ioprio_set": (251, 30),
-    # No state that outlives the run for the next submission to find (the IPC namespace does the
-    # same where the host allows namespaces), and no memory outside RLIMIT_AS's accounting.
-    "shmget": (29, 194),
-    "shmat": (30, 196),
-    "shmctl": (31, 195),
-    "shmdt": (67, 197),
-    "semget": (64, 190),
-    "semop": (65, 193),
-    "semctl": (66, 191),
-    "semtimedop": (220, 192),
-    "msgget": (68, 186),
-    "msgsnd": (69, 189),
-    "msgrcv": (70, 188),
-    "msgctl": (71, 187),
-    "mq_open": (240, 180),
-    "mq_unlink": (241, 181),
-    "memfd_create": (319, 279),
-    "memfd_secret": (447, 447),
-    "keyctl": (250, 219),
-    "add_key": (248, 217),
-    "request_key": (249, 218),
-    # No changing the filesystem's shape or leaving the namespaces.
-    "mount": (165, 40),
-    "umount2": (166, 39),
-    "pivot_root": (155, 41),
-    "chroot": (161, 51),
-    "unshare": (272, 97),
-    "setns": (308, 268),
-    "fsopen": (430, 430),
-    "fsconfig": (431, 431),
-    "fsmount": (432, 432),
-    "fspick": (433, 433),
-    "open_tree": (428, 428),
-    "move_mount": (429, 429),
-    "mount_setattr": (442, 442),
-    "mknod": (133, None),
-    "mknodat": (259, 33),
-    "open_by_handle_at": (304, 265),
-    "name_to_handle_at": (303, 264),
-    # Kernel attack surface no tensor code needs (io_uring also bypasses per-call filtering).
-    "bpf": (321, 280),
-    "perf_event_open": (298, 241),
-    "userfaultfd": (323, 282),
-    "io_uring_setup": (425, 425),
-    "io_uring_enter": (426, 426),
-    "io_uring_register": (427, 427),
-    "fanotify_init": (300, 262),
-    "personality": (135, 92),
-    "syslog": (103, 116),
-    "modify_ldt": (154, None),
-    "iopl": (172, None),
-    "ioperm": (173, None),
-    "vhangup": (153, 58),
-    "init_module": (175, 105),
-    "finit_module": (313, 273),
-    "delete_module": (176, 106),
-    "kexec_load": (246, 104),
-    "kexec_file_load": (320, 294),
-    "reboot": (169, 142),
-    "swapon": (167, 224),
-    "swapoff": (168, 225),
-    "acct": (163, 89),
-    "quotactl": (179, 60),
-}
-# clone3 gets ENOSYS, not EPERM: glibc then falls back to clone, which the filter refuses.
-_CLONE3 = 435
-# Calls allowed only on the child itself: the first argument must be 0 or its own pid.
-# kill(0 or self) and tgkill(self) let abort() and raise() work; prlimit64 on another process
-# could lower a sibling's limits and make it fail.
-_SELF_ONLY_SYSCALLS: dict[str, tuple[int, int]] = {
-    "kill": (62, 129),
-    "tgkill": (234, 131),
-    "prlimit64": (302, 261),
-}
-_AUDIT_ARCHES = {"x86_64": (0xC000003E, 0), "aarch64": (0xC00000B7, 1)}
-
-_RET_ALLOW, _RET_KILL_PROCESS, _RET_ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
-_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
-_NR_OFFSET, _ARCH_OFFSET, _ARG0_OFFSET = 0, 4, 16  # in struct seccomp_data (arg: low 32 bits)
-
-
-class _SockFilter(ctypes.Structure):
-    _fields_ = (
-        ("code", ctypes.c_uint16),
-        ("jt", ctypes.c_uint8),
-        ("jf", ctypes.c_uint8),
-        ("k", ctypes.c_uint32),
-    )
-
-
-class _SockFprog(ctypes.Structure):
-    _fields_ = (("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter)))
-
-
-Instruction = tuple[int, int, int, int]
-
-
-def seccomp_program(machine: str, pid: int) -> list[Instruction] | None:
-    """The BPF program (code, jt, jf, k) for `machine`, or None where there is no table."""
-    if machine not in _AUDIT_ARCHES:
-        return None
-    audit_arch, column = _AUDIT_ARCHES[machine]
-    program: list[Instruction] = [
-        # A call made through another ABI (32-bit int 0x80 on x86_64) has other numbers: kill.
-        (_LD_W_ABS, 0, 0, _ARCH_OFFSET),
-        (_JEQ_K, 1, 0, audit_arch),
-        (_RET_K, 0, 0, _RET_KILL_PROCESS),
-        (_LD_W_ABS, 0, 0, _NR_OFFSET),
-    ]
-    if machine == "x86_64":  # the x32 ABI: same arch value, numbers with bit 30 set
-        program += [(_JGE_K, 0, 1, 0x40000000), (_RET_K, 0, 0, _RET_KILL_PROCESS)]
-    for numbers in _DENIED_SYSCALLS.values():
-        number = numbers[column]
-        if number is not None:
-            program += _deny(number, _RET_ERRNO | 1)  # EPERM
-    program += _deny(_CLONE3, _RET_ERRNO | 38)  # ENOSYS
-    for numbers in _SELF_ONLY_SYSCALLS.values():
-        program += list(_self_only(numbers[column], pid))
-    program.append((_RET_K, 0, 0, _RET_ALLOW))
-    return program
-
-
-def _deny(number: int, action: int) -> list[Instruction]:
-    return [(_JEQ_K, 0, 1, number), (_RET_K, 0, 0, action)]
-
-
-def _self_only(number: int, pid: int) -> Iterator[Instruction]:
-    # If it is this call: load the first argument; 0 or our pid jump to ALLOW, else EPERM.
-    yield (_JEQ_K, 0, 5, number)
-    yield (_LD_W_ABS, 0, 0, _ARG0_OFFSET)
-    yield (_JEQ_K, 2, 0, pid)
-    yield (_JEQ_K, 1, 0, 0)
-    yield (_RET_K, 0, 0, _RET_ERRNO | 1)
-    yield (_RET_K, 0, 0, _RET_ALLOW)
-
-
-def _filter_syscalls() -> Layer:
-    program = seccomp_program(platform.machine(), os.getpid())
-    if program is None:
-        return Layer("seccomp", False, f"no system call table for {platform.machine()}")
-    instructions = (_SockFilter * len(program))(*(_SockFilter(*op) for op in program))
-    fprog = _SockFprog(len(program), instructions)
-    pr_set_seccomp, seccomp_mode_filter = 22, 2
-    if _libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0) != 0:
-        return Layer("seccomp", False, os.strerror(ctypes.get_errno()))
-    return Layer(
-        "seccomp",
-        True,
-        f"{len(_DENIED_SYSCALLS) + 1} calls refused: sockets, exec, fork/clone, ptrace, "
-        "signals to other processes, mounts, namespaces, System V IPC",
-    )

@@ -22,21 +22,19 @@ import json
 import os
 import queue
 import select
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from grader.errors import SandboxUnavailable
-from grader.sandbox.hardening import make_scratch, protect_supervisor, slot_uid
+from grader.sandbox.hardening import protect_supervisor, slot_uid
 from grader.sandbox.interface import Layer
 from grader.sandbox.job import Execution, Job, Termination
 from grader.sandbox.protocol import (
@@ -51,6 +49,7 @@ from grader.sandbox.protocol import (
     decode_event,
     encode_job,
 )
+from grader.sandbox.scratch import ScratchRoot, make_scratch, remove_scratch
 
 # The warm process's entire environment: nothing of ours (no AUTOGRADER_* secret, no database URL,
 # no proxy). One thread for every math library, so numpy's OpenBLAS starts no pool at import
@@ -212,9 +211,12 @@ def classify_exit(status: ExitStatus, job: Job) -> Ending:
 
 def _signal_name(number: int) -> str:
     try:
-        return signal.Signals(number).name
+        name = signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+    if number == signal.SIGSYS:  # seccomp's answer to exec, ptrace and the like
+        return f"{name}: a system call the sandbox forbids"
+    return name
 
 
 class _Slots:
@@ -258,14 +260,6 @@ def _start_python(command: str, cwd: str, fd: int, **options: object) -> subproc
     )
 
 
-def _make_root(parent: str | None) -> str:
-    root = tempfile.mkdtemp(prefix="grader-sandbox-", dir=parent)
-    # Traversable but not listable: each child, under its own uid, reaches its own scratch dir
-    # and cannot see its siblings'.
-    os.chmod(root, 0o711)
-    return root
-
-
 # --- the fork server ----------------------------------------------------------------------------
 
 
@@ -273,17 +267,25 @@ def _make_root(parent: str | None) -> str:
 class _ForkedChild:
     pid: int
     channel: socket.socket
+    pidfd: int  # from the warm process: readable once the child is dead, whoever reaps it
+    scratch: str
     zygote: _Zygote = field(repr=False)
+    released: bool = False  # its run is over, or it will never have one
 
     def kill(self) -> None:
-        self.zygote.kill(self.pid)
+        self.zygote.kill(self)
 
     def wait(self, timeout: float) -> ExitStatus | None:
         return self.zygote.wait_exit(self.pid, timeout)
 
 
 class _Zygote:
-    """One warm process, and a thread that reads what it says."""
+    """One warm process, and a thread that reads what it says.
+
+    The warm process reaps its children and removes their scratch dirs. A child it did not live
+    to reap is cleaned up after here, once the child is dead: at the end of its run, or at once
+    for those whose runs were over (`_clean_up_after`).
+    """
 
     def __init__(
         self, process: subprocess.Popen[bytes], control: socket.socket, layers: list[Layer]
@@ -295,8 +297,8 @@ class _Zygote:
         self.alive = True
         self._asked: set[int] = set()  # slots with a spare on its way or waiting
         self._spares: dict[int, _ForkedChild] = {}
-        self._watched: set[int] = set()  # pids whose exit someone may still ask about
-        self._exits: dict[int, ExitStatus] = {}
+        self._children: dict[int, _ForkedChild] = {}  # each until both reaped and released
+        self._exits: dict[int, ExitStatus] = {}  # of children reaped (scratch dir removed)
         self._reader = threading.Thread(target=self._read, name="zygote-reader", daemon=True)
         self._reader.start()
 
@@ -357,17 +359,24 @@ class _Zygote:
                 raise ChildLost("the warm process died while its child ran")
             return None
 
-    def kill(self, pid: int) -> None:
+    def kill(self, child: _ForkedChild) -> None:
         with self._changed:
-            if pid not in self._exits:  # once reaped, the pid may belong to someone else
-                _kill_group(pid)
+            if child.pid not in self._exits:
+                _kill_unless_dead(child)
 
     def release(self, child: _ForkedChild) -> None:
-        """Forget a child whose run is over."""
+        """Forget a child whose run is over (it was killed), once its scratch dir is gone."""
         child.channel.close()
         with self._changed:
-            self._watched.discard(child.pid)
-            self._exits.pop(child.pid, None)
+            child.released = True
+            if child.pid in self._exits:  # reaped, its directory removed
+                self._forget(child)
+                return
+            orphaned = not self.alive  # else the warm process will reap it and say so
+            if orphaned:
+                self._forget(child, keep_pidfd=True)
+        if orphaned:
+            _clean_up_after(child)
 
     def close(self) -> None:
         """Stop the warm process; it kills its children when its control socket closes."""
@@ -384,7 +393,7 @@ class _Zygote:
     def _read(self) -> None:
         try:
             while True:
-                message, fds, _, _ = socket.recv_fds(self._control, 1 << 16, 1)
+                message, fds, _, _ = socket.recv_fds(self._control, 1 << 16, 2)
                 if not message:
                     return
                 self._handle(json.loads(message), fds)
@@ -393,26 +402,42 @@ class _Zygote:
         finally:
             self._on_death()
 
-    def _handle(self, message: dict[str, int | float], fds: list[int]) -> None:
+    def _handle(self, message: dict[str, Any], fds: list[int]) -> None:
         with self._changed:
             if "spawned" in message:
-                pid = int(message["spawned"])
-                self._watched.add(pid)
-                channel = socket.socket(fileno=fds[0])
-                self._spares[int(message["slot"])] = _ForkedChild(pid, channel, self)
-            elif message["exited"] in self._watched:
+                pid, channel = int(message["spawned"]), socket.socket(fileno=fds[0])
+                spare = _ForkedChild(pid, channel, fds[1], str(message["scratch"]), self)
+                self._children[pid] = spare
+                self._spares[int(message["slot"])] = spare
+            elif (reaped := self._children.get(int(message["exited"]))) is not None:
                 status = ExitStatus(int(message["status"]), float(message["cpu_s"]))
-                self._exits[int(message["exited"])] = status
+                self._exits[reaped.pid] = status
+                if reaped.released:
+                    self._forget(reaped)
             self._changed.notify_all()
+
+    def _forget(self, child: _ForkedChild, keep_pidfd: bool = False) -> None:
+        del self._children[child.pid]
+        self._exits.pop(child.pid, None)
+        if not keep_pidfd:
+            os.close(child.pidfd)
 
     def _on_death(self) -> None:
         with self._changed:
             self.alive = False
             for spare in self._spares.values():
-                _kill_group(spare.pid)
+                _kill_unless_dead(spare)
                 spare.channel.close()
+                spare.released = True
             self._spares.clear()
+            # Children left unreaped whose runs are over: nobody else will clean up after them.
+            # Those still running are cleaned up after when their runs end (`release`).
+            orphans = [child for child in self._children.values() if child.released]
+            for orphan in orphans:
+                self._forget(orphan, keep_pidfd=True)
             self._changed.notify_all()
+        for orphan in orphans:
+            _clean_up_after(orphan)
 
 
 def _kill_group(pid: int) -> None:
@@ -420,6 +445,28 @@ def _kill_group(pid: int) -> None:
     # take a new process that leads its own group to be hit.
     with contextlib.suppress(OSError):  # gone already
         os.killpg(pid, signal.SIGKILL)
+
+
+def _dead(pidfd: int, timeout_s: float) -> bool:
+    """Whether the process has exited, waiting up to `timeout_s` for it."""
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)
+    return bool(poller.poll(timeout_s * 1000))
+
+
+def _kill_unless_dead(child: _ForkedChild) -> None:
+    # Once dead it may be reaped at any moment, and its pid then belongs to someone else.
+    if not _dead(child.pidfd, 0):
+        _kill_group(child.pid)
+
+
+def _clean_up_after(child: _ForkedChild) -> None:
+    """What the warm process does for a child, for one it did not live to reap: kill its group,
+    and remove its scratch dir once it is dead. Init reaps it."""
+    _kill_unless_dead(child)
+    _dead(child.pidfd, _EXIT_GRACE_S)
+    remove_scratch(child.scratch)
+    os.close(child.pidfd)
 
 
 class ForkServerSandbox:
@@ -439,7 +486,7 @@ class ForkServerSandbox:
         self._slots = _Slots(slots)
         self._uid_base = uid_base
         self._preload = tuple(preload)
-        self._root = _make_root(scratch_parent)
+        self._root = ScratchRoot(scratch_parent)  # and the roots of dead services go
         self._lock = threading.Lock()
         self._zygote: _Zygote | None = None
         self._closed = False
@@ -472,7 +519,7 @@ class ForkServerSandbox:
             zygote, self._zygote = self._zygote, None
         if zygote is not None:
             zygote.close()
-        shutil.rmtree(self._root, ignore_errors=True)
+        self._root.close()
 
     def _warm(self) -> _Zygote:
         """The live warm process, started (or restarted) here if need be, with a spare per slot."""
@@ -482,7 +529,7 @@ class ForkServerSandbox:
             if self._zygote is None or not self._zygote.alive:
                 if self._zygote is not None:
                     self._zygote.close()
-                self._zygote = _Zygote.start(self._root, self._uid_base, self._preload)
+                self._zygote = _Zygote.start(self._root.path, self._uid_base, self._preload)
                 for slot in range(self._slots.count):
                     self._zygote.request_spare(slot)
             return self._zygote
@@ -546,25 +593,25 @@ class FreshInterpreterSandbox:
         self._slots = _Slots(slots)
         self._uid_base = uid_base
         self._preload = tuple(preload)
-        self._root = _make_root(scratch_parent)
+        self._root = ScratchRoot(scratch_parent)
         self._probed: list[Layer] | None = None
 
     def run(self, job: Job) -> Execution:
         with self._slots.take() as slot:
-            scratch = make_scratch(self._root, slot_uid(self._uid_base, slot))
+            scratch = make_scratch(self._root.path, slot_uid(self._uid_base, slot))
             child = _Interpreter(scratch, slot, self._uid_base, self._preload)
             try:
                 return supervise(child, job)
             finally:
-                child.close()
-                shutil.rmtree(scratch, ignore_errors=True)
+                child.close()  # killed and reaped: its group is dead
+                remove_scratch(scratch)
 
     def layers(self) -> list[Layer]:
         if self._probed is None:
             probe = subprocess.run(
-                _zygote_argv("probe", uid_base=self._uid_base),
+                _zygote_argv("probe", uid_base=self._uid_base, scratch=self._root.path),
                 env=_ENVIRONMENT,
-                cwd=self._root,
+                cwd=self._root.path,
                 check=True,
                 capture_output=True,
                 timeout=_START_TIMEOUT_S,
@@ -574,4 +621,4 @@ class FreshInterpreterSandbox:
         return [fresh, *self._probed, *_PROCESS_LAYERS]
 
     def close(self) -> None:
-        shutil.rmtree(self._root, ignore_errors=True)
+        self._root.close()

@@ -5,9 +5,11 @@ with a scrubbed environment and an empty working directory, so it holds no secre
 and no expected output for a child to find. Commands:
 
 - `serve`: the fork server. Over a SOCK_SEQPACKET control socket it answers `{"spawn": slot}`
-  with `{"spawned": pid, "slot": slot}` plus the supervisor's end of the child's channel (passed
-  as a descriptor, so jobs and results never pass through here), and reports
-  `{"exited": pid, ...}` when it reaps a child. It says `{"ready": layers}` once warm.
+  with `{"spawned": pid, "slot": slot, "scratch": path}` plus two descriptors: the supervisor's
+  end of the child's channel (so jobs and results never pass through here) and a pidfd of the
+  child (so the supervisor can tell when it is dead, should this process die first). When a
+  child dies it kills the child's process group, reaps it, removes its scratch directory and
+  reports `{"exited": pid, ...}`. It says `{"ready": layers}` once warm.
 - `single`: the cold path, one job on the channel at fd 3 in this very process (the benchmark's
   fresh-interpreter baseline).
 - `probe`: print which hardening layers this host allows, as JSON.
@@ -25,10 +27,10 @@ import json
 import os
 import select
 import selectors
-import shutil
 import signal
 import socket
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -51,12 +53,14 @@ from grader.sandbox.protocol import (
     encode_event,
 )
 from grader.sandbox.runtime import configure_torch
+from grader.sandbox.scratch import make_scratch, remove_scratch
 
 
 def main(argv: list[str] | None = None) -> None:
     args = _arguments().parse_args(argv)
+    scratch_root = args.scratch or tempfile.gettempdir()
     if args.command == "probe":
-        layers = hardening.probe_layers(hardening.slot_uid(args.uid_base, 0))
+        layers = hardening.probe_layers(hardening.slot_uid(args.uid_base, 0), scratch_root)
         print(json.dumps([vars(layer) for layer in layers]))
         return
     preload = tuple(args.preload.split(","))
@@ -65,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
         run_child(args.channel_fd, args.scratch, hardening.slot_uid(args.uid_base, args.slot))
     warm_up(preload)
     control = socket.socket(fileno=args.control_fd)
-    layers = hardening.probe_layers(hardening.slot_uid(args.uid_base, 0))
+    layers = hardening.probe_layers(hardening.slot_uid(args.uid_base, 0), scratch_root)
     control.send(json.dumps({"ready": [vars(layer) for layer in layers]}).encode())
     _ForkServer(control, args.scratch, args.uid_base, preload).serve()
 
@@ -75,7 +79,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("command", choices=("serve", "single", "probe"))
     parser.add_argument("--uid-base", type=int, required=True)
     parser.add_argument("--preload", required=True, help="modules submissions may import, by ,")
-    parser.add_argument("--scratch", help="serve: the parent of the children's scratch dirs")
+    parser.add_argument("--scratch", help="the parent of the children's scratch dirs")
     parser.add_argument("--control-fd", type=int)
     parser.add_argument("--channel-fd", type=int)
     parser.add_argument("--slot", type=int, default=0)
@@ -165,33 +169,37 @@ class _ForkServer:
 
     def _spawn(self, slot: int) -> None:
         uid = hardening.slot_uid(self._uid_base, slot)
-        scratch = hardening.make_scratch(self._scratch_root, uid)
+        scratch = make_scratch(self._scratch_root, uid)
         ours, theirs = socket.socketpair()
         pid = os.fork()
         if pid == 0:
             run_child(theirs.fileno(), scratch, uid, rehearse=lambda: warm_up(self._preload))
         theirs.close()
         self._children[pid] = scratch
-        self._selector.register(os.pidfd_open(pid), selectors.EVENT_READ, pid)
-        self._send({"spawned": pid, "slot": slot}, ours.fileno())
+        pidfd = os.pidfd_open(pid)  # ours: not reaped before we say so
+        self._selector.register(pidfd, selectors.EVENT_READ, pid)
+        self._send({"spawned": pid, "slot": slot, "scratch": scratch}, ours.fileno(), pidfd)
         ours.close()
 
     def _reap(self, pidfd: int, pid: int) -> None:
         self._selector.unregister(pidfd)
         os.close(pidfd)
+        # Dead but not reaped, the child still holds its pid and so its group's id: whatever else
+        # is in the group (nothing, unless seccomp and RLIMIT_NPROC both failed) dies before the
+        # directory goes, and nothing can write there while it is removed.
+        _kill_group(pid)
         _, status, usage = os.wait4(pid, 0)
-        shutil.rmtree(self._children.pop(pid), ignore_errors=True)
+        remove_scratch(self._children.pop(pid))
         self._send({"exited": pid, "status": status, "cpu_s": usage.ru_utime + usage.ru_stime})
 
-    def _send(self, message: dict[str, Any], fd: int | None = None) -> None:
-        data = [json.dumps(message).encode()]
-        socket.send_fds(self._control, data, [] if fd is None else [fd])
+    def _send(self, message: dict[str, Any], *fds: int) -> None:
+        socket.send_fds(self._control, [json.dumps(message).encode()], list(fds))
 
     def _shut_down(self) -> None:
         for pid, scratch in self._children.items():
             _kill_group(pid)
             os.waitpid(pid, 0)
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_scratch(scratch)
 
 
 def _kill_group(pid: int) -> None:

@@ -83,6 +83,7 @@ def assert_scaled(execution: Execution, k: int = 3) -> None:
         (signal.SIGKILL, 3.0, Termination.TIMEOUT, "CPU"),
         (signal.SIGKILL, 0.2, Termination.MEMORY, "out-of-memory"),
         (signal.SIGSEGV, 0.2, Termination.CRASHED, "killed by SIGSEGV"),
+        (signal.SIGSYS, 0.2, Termination.CRASHED, "SIGSYS: a system call the sandbox forbids"),
         (ExitCode.VIOLATION << 8, 0.1, Termination.VIOLATION, "guard"),
         (ExitCode.MEMORY << 8, 0.1, Termination.MEMORY, "allocation"),
         (1 << 8, 0.1, Termination.CRASHED, "exited with status 1"),
@@ -271,6 +272,8 @@ def test_layers_say_what_this_host_allows(sandbox: ForkServerSandbox) -> None:
     assert layers["rlimits"].active and layers["no_new_privs"].active
     assert layers["landlock"].active == (landlock_abi() > 0)
     assert layers["seccomp"].active == (platform.machine() in ("x86_64", "aarch64"))
+    if layers["seccomp"].active:
+        assert "calls allowed, everything else refused" in layers["seccomp"].detail
     if os.geteuid() != 0:
         assert not layers["unprivileged_uid"].active
 
