@@ -108,6 +108,50 @@ PAIRS = [
         "the point is to build it yourself",
         "import torch.nn.functional as F\nf = getattr(F, 'soft' + 'max')",
     ),
+    Pair(
+        "import torch\nimport torch.nn as nn\nx = torch.ones(1, 2, 4)\n"
+        "y = nn.TransformerEncoderLayer(4, 2, batch_first=True).self_attn(x, x, x)",
+        "(your code ran it inside another layer or function)",
+        "import torch\nimport torch.nn as nn\nx = torch.ones(1, 2, 4)\n"
+        "y = nn.TransformerEncoderLayer(4, 2, batch_first=True).norm1(x)",
+    ),
+    # names that containers and registrations turn into attributes
+    Pair(
+        "import torch.nn as nn\np = nn.ParameterDict({'__array_interface__': 1})",
+        "cannot name a key, a buffer, a parameter or a submodule",
+        "import torch\nimport torch.nn as nn\np = nn.ParameterDict({'scale': torch.ones(1)})",
+    ),
+    Pair(
+        "import torch.nn as nn\nm = nn.Linear(1, 1)\nm.register_buffer('__mask__', None)",
+        "cannot name a key, a buffer, a parameter or a submodule",
+        "import torch.nn as nn\nm = nn.Linear(1, 1)\nm.register_buffer('_mask', None)",
+    ),
+    # raw memory: object pointers, frees under a view, sparse buffers, unchecked lengths
+    Pair(
+        "import numpy as np\nx = np.zeros(2).astype(object)",
+        "numpy arrays of Python objects",
+        "import numpy as np\nx = np.zeros(2).astype(np.float32)",
+    ),
+    Pair(
+        "import numpy as np\nx = np.zeros(4)\nx.resize(8, refcheck=False)",
+        "`.resize(..., refcheck=False)` is not allowed",
+        "import numpy as np\nx = np.resize(np.zeros(4), 8)",
+    ),
+    Pair(
+        "import torch\nx = torch.zeros(3)\ni = x.indices()",
+        "`.indices` is not allowed",
+        "import torch\nx = torch.zeros(3)\ni = x.topk(2).indices",
+    ),
+    Pair(
+        "import torch\nx = torch.zeros(3).to_sparse()",
+        "makes a sparse tensor",
+        "import torch\nx = torch.zeros(3).to_dense()",
+    ),
+    Pair(
+        "import torch\nf = torch.segment_reduce",
+        "`torch.segment_reduce` is not available",
+        "import torch\nf = torch.scatter_reduce",
+    ),
     # writes
     Pair(
         "import torch\ntorch.allclose = None",

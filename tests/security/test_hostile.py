@@ -48,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "corpus"
 SEED = "multi-headed-self-attention"
 NUMPY = "numpy-multi-head-attention"
+SDPA = "scaled-dot-product-attention"
 CORRECT = (ROOT / "tests" / "submissions" / SEED / "correct.py").read_text()
 REFERENCE_SOURCE = ROOT / "reference" / "multi_headed_self_attention.py"
 
@@ -73,6 +74,9 @@ class Case:
     slug: str = SEED
     limits: SandboxLimits = TIGHT
     layer: str | None = None  # a host layer the verdict depends on; skipped where inactive
+    # The exercise's forbidden list replaced by this one: a check that must hold even where the
+    # list misses a way to reach a forbidden API.
+    forbidden: tuple[str, ...] | None = None
 
     def __str__(self) -> str:
         return self.file
@@ -90,10 +94,31 @@ def static(file: str, message: str) -> Case:
     return Case(file, Termination.REJECTED, TestStatus.REJECTED, refusal)
 
 
-def guard(file: str, message: str, slug: str = SEED) -> Case:
+def guard(
+    file: str, message: str, slug: str = SEED, forbidden: tuple[str, ...] | None = None
+) -> Case:
     """A case a runtime guard refuses, which ends the run."""
     refusal = f"refused while running: {message}"
-    return Case(file, Termination.VIOLATION, TestStatus.REJECTED, refusal, slug=slug)
+    return Case(
+        file, Termination.VIOLATION, TestStatus.REJECTED, refusal, slug=slug, forbidden=forbidden
+    )
+
+
+# The built-ins, as three exercises' lists once named them: not the layers that contain one.
+BUILT_INS = (
+    "torch.nn.MultiheadAttention",
+    "torch.nn.modules.activation.MultiheadAttention",
+    "torch.nn.functional.scaled_dot_product_attention",
+    "torch.nn.functional.multi_head_attention_forward",
+)
+
+
+def ran_inside(api: str) -> str:
+    """The refusal of a forbidden API that an allowed layer or function ran."""
+    return (
+        f"`{api}` is not allowed in this exercise: the point is to build it yourself (your code "
+        "ran it inside another layer or function)"
+    )
 
 
 def ran(
@@ -245,6 +270,29 @@ CASES = [
     static("net_socket", "importing `socket` is not allowed"),
     guard("net_urlopen", "`torch.hub` is a module"),
     guard("net_socket_computed", "`torch.multiprocessing` is a module"),
+    # A forbidden API reached inside an allowed layer: its computation refuses to run, whoever
+    # calls it, even under a list that misses the layer (the exercises' own lists name them).
+    guard(
+        "forbidden_layer_self_attn", ran_inside("torch.nn.MultiheadAttention"), forbidden=BUILT_INS
+    ),
+    guard(
+        "forbidden_layer_fast_path", ran_inside("torch.nn.MultiheadAttention"), forbidden=BUILT_INS
+    ),
+    guard(
+        "forbidden_sdpa_through_mha",
+        ran_inside("torch.nn.functional.scaled_dot_product_attention"),
+        slug=SDPA,
+        forbidden=("torch.nn.functional.scaled_dot_product_attention",),
+    ),
+    static("forbidden_transformer_layer", "`nn.TransformerEncoderLayer` is not allowed"),
+    # Memory primitives from library objects alone: special names given to containers, arrays
+    # of object pointers, a resize under a view, unchecked segment lengths, sparse aliases.
+    guard("memory_parameterdict_array_interface", "`__array_interface__` cannot name a key"),
+    guard("memory_register_buffer_dunder", "`<a name computed while running>` cannot name a key"),
+    guard("memory_object_array", "numpy arrays of Python objects", slug=NUMPY),
+    guard("memory_resize_refcheck", "`.resize(..., refcheck=False)` is not allowed", slug=NUMPY),
+    guard("memory_segment_reduce_unsafe", "`torch.segment_reduce` is not available"),
+    guard("memory_sparse_alias_write", "`.indices` is not allowed"),
 ]
 
 
@@ -273,13 +321,17 @@ class CaseSandbox:
     def __init__(self, inner: ForkServerSandbox) -> None:
         self.inner = inner
         self.limits = TIGHT
+        self.forbidden: tuple[str, ...] | None = None
         self.executions: list[Execution] = []
 
-    def start(self, limits: SandboxLimits) -> None:
-        self.limits, self.executions = limits, []
+    def start(self, limits: SandboxLimits, forbidden: tuple[str, ...] | None = None) -> None:
+        self.limits, self.forbidden, self.executions = limits, forbidden, []
 
     def run(self, job: Job) -> Execution:
-        execution = self.inner.run(dataclasses.replace(job, limits=self.limits))
+        policy = job.policy
+        if self.forbidden is not None:
+            policy = dataclasses.replace(policy, forbidden=self.forbidden)
+        execution = self.inner.run(dataclasses.replace(job, limits=self.limits, policy=policy))
         self.executions.append(execution)
         return execution
 
@@ -318,9 +370,9 @@ def active_layers(grader: Grader) -> set[str]:
 
 
 def run(grader: Grader, sandbox: CaseSandbox, case: Case) -> tuple[Execution, Report]:
-    """Grade a corpus file as the service does, with the case's limits in place of the
-    exercise's: its report, and how the visible tests' run ended."""
-    sandbox.start(case.limits)
+    """Grade a corpus file as the service does, with the case's limits (and forbidden list, if it
+    has one) in place of the exercise's: its report, and how the visible tests' run ended."""
+    sandbox.start(case.limits, case.forbidden)
     report = grader.grade(case.slug, (CORPUS / f"{case.file}.py").read_text())
     visible = sandbox.executions[0]
     sandbox.start(TIGHT)  # for the next submission

@@ -5,13 +5,18 @@
 - `names`: which names and attributes are allowed, judged by name alone;
 - `ownership`: which classes, objects and private names are the submission's own;
 - `modules`: which modules may be imported, and what may be read from each;
-- `output`, `formatter`, `refusals`: print, `str.format`, and what a refusal may say.
+- `output`, `formatter`, `refusals`: print, `str.format`, and what a refusal may say;
+- `unsafe`: attributes and calls of objects refused for what they reach (files, raw memory);
+- `library_guards`: checks put into torch for one job, which hold whoever calls: a forbidden
+  API run inside an allowed layer (`forbidden_calls`), a special name given to a container
+  (`naming`), both installed through `patches`.
 
 This layer is assumed to fail on its own: the process layer (a fresh hardened child with nothing
 secret in reach) contains whatever slips through.
 """
 
 from grader.sandbox.policy.guards import restricted_globals
+from grader.sandbox.policy.library_guards import guarded_libraries
 from grader.sandbox.policy.modules import import_importable, importable_modules
 from grader.sandbox.policy.names import DEFINABLE_DUNDERS, SUBMISSION_MODULE
 from grader.sandbox.policy.output import StdoutCapture
@@ -28,6 +33,7 @@ __all__ = [
     "StdoutCapture",
     "SubmissionRejected",
     "compile_submission",
+    "guarded_libraries",
     "import_importable",
     "importable_modules",
     "restricted_globals",

@@ -39,25 +39,12 @@ from grader.sandbox.policy.names import (
 from grader.sandbox.policy.output import Printer, StdoutCapture
 from grader.sandbox.policy.ownership import Ownership
 from grader.sandbox.policy.refusals import module_name, quotable, submission_line, write_refusal
-
-_UNSAFE_ATTRIBUTES: Mapping[str, str] = {
-    "tofile": "writes a file",
-    "dump": "writes a pickle to a file",
-    "dumps": "makes a pickle",
-    "ctypes": "hands out raw memory pointers",
-    "data_ptr": "hands out a raw memory pointer",
-    "storage": "reaches a tensor's raw storage, whose class reads and writes files",
-    "untyped_storage": "reaches a tensor's raw storage, whose class reads and writes files",
-    "storage_type": "reaches the storage classes, which read and write files",
-    "from_file": "reads and writes files",
-    "share_memory_": "moves tensors into shared memory that other processes can map",
-    "share_memory": "moves tensors into shared memory that other processes can map",
-    "compile": "starts a compiler that writes files and runs generated code",
-    "sparse_resize_": "reshapes a sparse tensor's buffers unchecked, writing outside them",
-    "sparse_resize_and_clear_": "reshapes a sparse tensor's buffers unchecked",
-}
-# On tensors and modules only (other objects may well have a `type` of their own).
-_UNSAFE_TORCH_TYPE = "imports any module a string names; use `.to(dtype)` instead"
+from grader.sandbox.policy.unsafe import (
+    OBJECT_ARRAYS,
+    attribute_refusal,
+    checked_call,
+    is_object_array,
+)
 
 # Builtins that ordinary nn.Module code uses; none reaches files, the interpreter or another
 # object's internals. map, filter, zip, sorted, reversed iterate in C, past `_getiter_`:
@@ -166,7 +153,7 @@ class _Guards:
             return self._formatter.method(obj, name)
         value = getattr(obj, name)
         self._check_value(value, f"`.{name}`")
-        return value
+        return checked_call(obj, name, value, self.refuse)
 
     def getattr_builtin(self, obj: object, name: str, *default: object) -> Any:
         """`getattr`, through the same guard as `obj.name`."""
@@ -201,6 +188,8 @@ class _Guards:
 
     def item(self, obj: Any, key: object) -> Any:
         """`_getitem_`: every `obj[key]` the submission reads."""
+        if is_object_array(obj):
+            self.refuse(OBJECT_ARRAYS)
         value = obj[key]
         self._check_value(value, "an item")
         return value
@@ -211,6 +200,8 @@ class _Guards:
         # Classes first, torch.Tensor and nn.Module among them: no monkeypatching.
         if isinstance(obj, type):
             self.refuse(write_refusal(obj))
+        if is_object_array(obj):
+            self.refuse(OBJECT_ARRAYS)
         if name is not None and is_private(name):
             if not self._ownership.owns_private(obj, name):
                 self.refuse(private_refusal(f".{quotable(obj, name)}"))
@@ -300,30 +291,21 @@ class _Guards:
         return value
 
     def _check_object_attribute(self, obj: object, name: str) -> None:
-        reason = _UNSAFE_ATTRIBUTES.get(name)
-        if name == "type" and _is_torch_object(obj):
-            reason = _UNSAFE_TORCH_TYPE
-        if name in FORMAT_METHODS and isinstance(obj, type) and issubclass(obj, str):
-            reason = "formats past the sandbox's checks; call it on a string instead"
+        reason = attribute_refusal(obj, name)
         if reason is not None:
-            self.refuse(f"`.{name}` is not allowed in the grading sandbox: it {reason}")
+            self.refuse(reason)
 
     def _check_value(self, value: object, reached_as: str) -> None:
         dotted = self._forbidden.get(id(value))
         if dotted is not None:
             self.refuse(forbidden_message(dotted))
+        if is_object_array(value):
+            self.refuse(OBJECT_ARRAYS)
         if isinstance(value, types.ModuleType) and id(value) not in self._modules:
             self.refuse(
                 f"{reached_as} is the module `{module_name(value)}`, which this exercise does not "
                 "let you use"
             )
-
-
-def _is_torch_object(obj: object) -> bool:
-    torch_classes = (torch.Tensor, torch.nn.Module)
-    return isinstance(obj, torch_classes) or (
-        isinstance(obj, type) and issubclass(obj, torch_classes)
-    )
 
 
 def _apply(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -104,6 +104,16 @@ _TORCH_REFUSED = frozenset(
         "sparse_bsr_tensor",
         "sparse_bsc_tensor",
         "sparse_compressed_tensor",
+        # Their layouts, which `torch.zeros(..., layout=...)` would take instead.
+        "sparse_coo",
+        "sparse_csr",
+        "sparse_csc",
+        "sparse_bsr",
+        "sparse_bsc",
+        # With unsafe=True it skips the checks of its lengths, reading and writing outside its
+        # tensors; refused outright, since `from torch import segment_reduce` binds it past any
+        # check of its arguments.
+        "segment_reduce",
     }
 )
 # What torch code uses beyond its native operators, dtypes and constants.
@@ -147,6 +157,8 @@ _NUMPY_REFUSED = frozenset(
         "fromfile", "fromregex", "memmap",
         # an array over an immutable Python object's memory, which torch.from_numpy makes writable
         "frombuffer",
+        # the dtype of arrays of Python object pointers (see `unsafe.OBJECT_ARRAYS`)
+        "object_",
         # process-wide error handling, the installation, the test runner
         "setbufsize", "seterr", "seterrcall", "show_config", "show_runtime",
         "get_include", "info", "test",

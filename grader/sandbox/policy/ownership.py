@@ -15,6 +15,8 @@ import functools
 
 import torch
 
+from grader.sandbox.policy.names import SUBMISSION_MODULE
+
 
 @functools.cache
 def _module_instance_internals() -> frozenset[str]:
@@ -36,13 +38,22 @@ class Ownership:
         """Note `cls` as defined by the submission (its class statement just ran)."""
         self._classes[id(cls)] = cls
 
-    @staticmethod
-    def shadowed_internals(defined: type) -> list[str]:
-        """The names of nn.Module's instance internals that a module class's body binds: a
-        property named `_parameters` would be handed torch's own dict by `nn.Module.__init__`."""
-        if not issubclass(defined, torch.nn.Module):
-            return []
-        return sorted(vars(defined).keys() & _module_instance_internals())
+    def shadowed_internals(self, defined: type) -> list[str]:
+        """The library's private names that a class's body binds: nn.Module's instance
+        internals (a property named `_parameters` would be handed torch's own dict by
+        `nn.Module.__init__`), and a library base's private methods (overriding
+        `ParameterDict._key_to_attr` would skip the check of every key that the sandbox puts
+        there, see `naming`)."""
+        bases = [cls for cls in defined.__mro__[1:] if id(cls) not in self._classes]
+        found = {
+            name
+            for name in vars(defined)
+            # the source's own names: a metaclass adds some of its own (ABCMeta's `_abc_impl`)
+            if name in self._names and any(name in vars(base) for base in bases)
+        }
+        if issubclass(defined, torch.nn.Module):
+            found |= vars(defined).keys() & _module_instance_internals()
+        return sorted(found)
 
     def record_write(self, obj: object, name: str) -> None:
         """Note that the submission itself set the private attribute `name` of `obj`."""
@@ -90,3 +101,17 @@ class Ownership:
         if isinstance(obj, type):
             return obj if id(obj) in self._classes else None
         return type(obj) if self.owns_instance(obj) else None
+
+
+def defined_by_library(obj: object, name: str) -> bool:
+    """Whether a library class of `obj` (or `nn.Module.__init__`, on every module, or a library
+    object's own `__init__`: `ParameterDict._keys`) defines `name`. A class the submission did
+    not write is told by its module, which a submission cannot set (`__module__` is a special
+    name)."""
+    classes = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+    if any(name in vars(cls) for cls in classes if cls.__module__ != SUBMISSION_MODULE):
+        return True
+    if isinstance(obj, torch.nn.Module) and name in _module_instance_internals():
+        return True
+    library_object = type(obj).__module__ != SUBMISSION_MODULE
+    return library_object and name in getattr(obj, "__dict__", {})

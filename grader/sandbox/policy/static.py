@@ -32,6 +32,7 @@ from grader.sandbox.policy.names import (
     name_problem,
     private_refusal,
 )
+from grader.sandbox.policy.unsafe import OBJECT_ARRAYS, names_object_dtype
 
 
 class SubmissionRejected(Exception):
@@ -147,6 +148,11 @@ class _SubmissionPolicy(RestrictingNodeTransformer):
         copy_locations(statement, node)
         return statement
 
+    def visit_Call(self, node: ast.Call) -> _Visited:  # noqa: N802 (ast's naming)
+        if any(_spells_object_dtype(argument) for argument in _dtype_arguments(node)):
+            self.error(node, OBJECT_ARRAYS)
+        return super().visit_Call(node)
+
     def visit_AnnAssign(self, node: ast.AnnAssign) -> _Visited:  # noqa: N802 (ast's naming)
         # RestrictedPython has no rule for `x: int = 0` and refuses it; its parts are guarded as
         # anywhere else.
@@ -198,6 +204,30 @@ def _guard_call(guard: str, located_like: ast.expr | ast.stmt, *args: ast.expr) 
     call = ast.Call(ast.Name(guard, ast.Load()), list(args), [])
     copy_locations(call, located_like)
     return call
+
+
+# Calls whose first argument is a dtype: `x.astype(object)`, `x.view("O")`, `np.dtype(object)`.
+_DTYPE_FIRST = frozenset({"astype", "view", "dtype"})
+
+
+def _dtype_arguments(call: ast.Call) -> list[ast.expr]:
+    """The arguments of `call` that stand for a dtype, as far as the source shows: `dtype=...`
+    anywhere, and the first argument of the calls that take a dtype first."""
+    found = [keyword.value for keyword in call.keywords if keyword.arg == "dtype"]
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    if name in _DTYPE_FIRST and call.args:
+        found.append(call.args[0])
+    return found
+
+
+def _spells_object_dtype(node: ast.expr) -> bool:
+    """`object`, `np.object_`, or a string numpy reads as an object dtype ("O", "object")."""
+    if isinstance(node, ast.Name):
+        return node.id == "object"
+    if isinstance(node, ast.Attribute):
+        return node.attr == "object_"
+    text = node.value if isinstance(node, ast.Constant) else None
+    return isinstance(text, str) and names_object_dtype(text)
 
 
 class _PrivateNames(ast.NodeVisitor):

@@ -1,0 +1,164 @@
+"""Attributes and calls of library objects refused for what they reach: files, raw memory, the
+interpreter. Modules are judged by allow-list (`modules`); objects here, by name, since every
+object of every library cannot be listed.
+
+Memory: with library objects alone a submission could read and write its own process's memory
+(sparse tensors densified from indices it wrote, arrays freed under a view, arrays of object
+pointers, segment reductions without bounds checks). A memory primitive gives a submission no
+more than its own process, which holds nothing secret (the principle behind the process layer);
+these rules close the primitives that are known, so that a student meets a refusal, not a crash
+or a silent read.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from grader.sandbox.policy.formatter import FORMAT_METHODS
+from grader.sandbox.policy.patches import Refuse
+
+# On any object: the name means the same danger on every library's objects.
+_ANY_OBJECT: Mapping[str, str] = {
+    "tofile": "writes a file",
+    "dump": "writes a pickle to a file",
+    "dumps": "makes a pickle",
+    "ctypes": "hands out raw memory pointers",
+    "data_ptr": "hands out a raw memory pointer",
+    "storage": "reaches a tensor's raw storage, whose class reads and writes files",
+    "untyped_storage": "reaches a tensor's raw storage, whose class reads and writes files",
+    "storage_type": "reaches the storage classes, which read and write files",
+    "from_file": "reads and writes files",
+    "share_memory_": "moves tensors into shared memory that other processes can map",
+    "share_memory": "moves tensors into shared memory that other processes can map",
+    "compile": "starts a compiler that writes files and runs generated code",
+    "sparse_resize_": "reshapes a sparse tensor's buffers unchecked, writing outside them",
+    "sparse_resize_and_clear_": "reshapes a sparse tensor's buffers unchecked",
+}
+
+_SPARSE_ALIAS = (
+    "hands out a sparse tensor's index or value buffer itself: indices written through it go "
+    "unchecked, and densifying then writes outside the result"
+)
+_SPARSE_MAKER = "makes a sparse tensor, whose index buffers are reachable unchecked"
+# On tensors only: elsewhere these names are ordinary (`dict.values()`, `topk(...).indices`).
+_TENSOR: Mapping[str, str] = {
+    "type": "imports any module a string names; use `.to(dtype)` instead",
+    "indices": _SPARSE_ALIAS,
+    "values": _SPARSE_ALIAS,
+    "crow_indices": _SPARSE_ALIAS,
+    "col_indices": _SPARSE_ALIAS,
+    "ccol_indices": _SPARSE_ALIAS,
+    "row_indices": _SPARSE_ALIAS,
+    "to_sparse": _SPARSE_MAKER,
+    "to_sparse_coo": _SPARSE_MAKER,
+    "to_sparse_csr": _SPARSE_MAKER,
+    "to_sparse_csc": _SPARSE_MAKER,
+    "to_sparse_bsr": _SPARSE_MAKER,
+    "to_sparse_bsc": _SPARSE_MAKER,
+}
+# On modules too (`Module.type(dst_type)` converts like `Tensor.type`).
+_TORCH_OBJECT = frozenset({"type"})
+
+
+def attribute_refusal(obj: object, name: str) -> str | None:
+    """Why `obj.name` may not be read, `obj` being anything but a module; None when it may."""
+    if is_object_array(obj):
+        return OBJECT_ARRAYS
+    reason = _ANY_OBJECT.get(name) or _torch_object_reason(obj, name)
+    if name in FORMAT_METHODS and isinstance(obj, type) and issubclass(obj, str):
+        reason = "formats past the sandbox's checks; call it on a string instead"
+    return (
+        None if reason is None else f"`.{name}` is not allowed in the grading sandbox: it {reason}"
+    )
+
+
+def _torch_object_reason(obj: object, name: str) -> str | None:
+    reason = _TENSOR.get(name)
+    if reason is None:
+        return None
+    if _is_a(obj, torch.Tensor) or (name in _TORCH_OBJECT and _is_a(obj, torch.nn.Module)):
+        return reason
+    return None
+
+
+def _is_a(obj: object, cls: type) -> bool:
+    """An instance of `cls`, or `cls` or a subclass itself (`torch.Tensor.values(x)`)."""
+    return isinstance(obj, cls) or (isinstance(obj, type) and issubclass(obj, cls))
+
+
+# --- arrays of Python objects -------------------------------------------------------------------
+
+OBJECT_ARRAYS = (
+    "numpy arrays of Python objects (`dtype=object`) are not allowed in the grading sandbox: "
+    "their elements are raw pointers to objects, which other array operations could forge; "
+    "use a numeric dtype"
+)
+
+
+def is_object_array(value: object) -> bool:
+    """An ndarray whose elements are (or hold) pointers to Python objects."""
+    return isinstance(value, np.ndarray) and value.dtype.hasobject
+
+
+def names_object_dtype(text: str) -> bool:
+    """Whether numpy reads `text` as a dtype of Python objects ("O", "object", "f8,O")."""
+    if len(text) > 64:  # no dtype a student writes is longer; the parse is bounded
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return bool(np.dtype(text).hasobject)
+    except Exception:  # not a dtype at all: any text may be an argument
+        return False
+
+
+# --- calls whose arguments decide ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ArgumentRule:
+    applies: Callable[[object], bool]  # to the object the function is read from
+    keyword: str
+    refused: Callable[[Any], bool]  # given the argument's value
+    spelled: str  # the refused argument as a refusal shows it (never the value passed)
+    reason: str
+
+
+# By the attribute's name. Only for attributes of objects: a module's function bound by
+# `from module import name` is looked up past the guards, so a module's unsafe function is
+# refused outright instead (`torch.segment_reduce`, in `modules`).
+_ARGUMENT_RULES: Mapping[str, _ArgumentRule] = {
+    "resize": _ArgumentRule(
+        lambda owner: _is_a(owner, np.ndarray),
+        "refcheck",
+        lambda refcheck: not refcheck,
+        "refcheck=False",
+        "frees the array's memory even while other arrays still view it",
+    ),
+}
+
+
+def checked_call(owner: object, name: str, value: Any, refuse: Refuse) -> Any:
+    """`value`, read as `owner.name`; where its arguments decide whether it is safe, wrapped
+    to check them before it runs."""
+    rule = _ARGUMENT_RULES.get(name)
+    if rule is None or not callable(value) or not rule.applies(owner):
+        return value
+    message = (
+        f"`.{name}(..., {rule.spelled})` is not allowed in the grading sandbox: it {rule.reason}"
+    )
+
+    @functools.wraps(value)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if rule.keyword in kwargs and rule.refused(kwargs[rule.keyword]):
+            refuse(message)
+        return value(*args, **kwargs)
+
+    return checked
