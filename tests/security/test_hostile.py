@@ -13,8 +13,8 @@ For every file the test asserts:
 The run's ending says which layer stopped an attack: REJECTED the static policy, VIOLATION a
 runtime guard, TIMEOUT the CPU rlimit or the supervisor's wall clock (the detail says which),
 MEMORY the address-space rlimit, OUTPUT_LIMIT the supervisor's output cap, CRASHED the process
-boundary, COMPLETED the judging in this process (exact types, shapes) or, for a read that ends in
-"Permission denied", Landlock.
+boundary, COMPLETED the judging in this process (exact types, shapes) or, for a file opened by
+library code, seccomp ("Operation not permitted") with Landlock behind it.
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ CASES = [
     guard("files_numpy_load", "`numpy.load` is not available", slug=NUMPY),
     guard("files_numpy_memmap", "`numpy.memmap` is not available", slug=NUMPY),
     # Its lazy import now happens in the warm process (printing tensors must work), so no file
-    # is read in the child; other entries show Landlock refusing the reads that remain.
+    # is read in the child; seccomp and Landlock would refuse the read if one remained.
     ran("files_lazy_import", TestStatus.FAILED, "differs", stdout="tensor([2., 2., 2.])"),
     # Monkeypatching torch, process-wide, and state left for the next submission.
     guard("patch_torch_allclose", "changing the module `torch` is not allowed"),
