@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from grader.catalog import Catalog
 from grader.errors import SandboxUnavailable
@@ -12,7 +13,7 @@ from grader.judge import HiddenRun, internal_error, judge
 from grader.plan import ExercisePlan, build_plan
 from grader.report import Report
 from grader.sandbox.interface import Sandbox
-from grader.sandbox.job import Termination
+from grader.sandbox.job import Execution, Termination
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +60,17 @@ class Grader:
         """Visible tests in one child, hidden tests in another: whatever the submission learns
         in the visible one (its prints, errors and probes reach the student) holds no hidden
         input. A source the static layer refuses is refused once, for both."""
-        visible = self.sandbox.run(plan.visible_job(source))
-        if visible.termination is Termination.REJECTED:
-            return judge(plan, visible)
         draw = plan.draw()
-        return judge(
-            plan, visible, HiddenRun(draw, self.sandbox.run(plan.hidden_job(source, draw)))
-        )
+        visible_job, hidden_job = plan.visible_job(source), plan.hidden_job(source, draw)
+        if self.sandbox.parallel_runs > 1:  # at once: the grading lasts as long as the longer
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                hidden_run = pool.submit(self.sandbox.run, hidden_job)
+                visible = self.sandbox.run(visible_job)
+                hidden: Execution | None = hidden_run.result()
+        else:
+            visible = self.sandbox.run(visible_job)
+            rejected = visible.termination is Termination.REJECTED
+            hidden = None if rejected else self.sandbox.run(hidden_job)
+        if visible.termination is Termination.REJECTED or hidden is None:
+            return judge(plan, visible)
+        return judge(plan, visible, HiddenRun(draw, hidden))

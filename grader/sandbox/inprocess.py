@@ -37,6 +37,8 @@ class InProcessSandbox:
             return transcript.execution(Termination.CRASHED, "the guest stopped early")
         return transcript.execution(settled)
 
+    parallel_runs = 1  # one process, one global RNG
+
     def layers(self) -> list[Layer]:
         return [
             Layer("process", False, "runs in the grader's own process: no isolation, no limits")

@@ -18,6 +18,12 @@ class Layer:
 
 
 class Sandbox(Protocol):
+    @property
+    def parallel_runs(self) -> int:
+        """How many runs may overlap (a grading then runs its visible and hidden tests at
+        once); 1 where runs share a process, whose global RNG they would both draw from."""
+        ...
+
     def run(self, job: Job) -> Execution:
         """Run the job's calls on the submission; never raises for anything the submission does."""
         ...

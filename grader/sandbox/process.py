@@ -491,6 +491,10 @@ class ForkServerSandbox:
         self._zygote: _Zygote | None = None
         self._closed = False
 
+    @property
+    def parallel_runs(self) -> int:
+        return self._slots.count
+
     def run(self, job: Job) -> Execution:
         with self._slots.take() as slot:
             zygote = self._warm()
@@ -595,6 +599,10 @@ class FreshInterpreterSandbox:
         self._preload = tuple(preload)
         self._root = ScratchRoot(scratch_parent)
         self._probed: list[Layer] | None = None
+
+    @property
+    def parallel_runs(self) -> int:
+        return self._slots.count
 
     def run(self, job: Job) -> Execution:
         with self._slots.take() as slot:

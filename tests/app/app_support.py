@@ -39,6 +39,8 @@ class FakeSandbox:
     """Runs a job in this very process without isolation: the API's tests need real reports,
     not a fork per submission. `gate` holds every run until set (to keep work queued)."""
 
+    parallel_runs = 1  # runs in this process
+
     def __init__(self) -> None:
         self.gate = threading.Event()
         self.runs: list[str] = []

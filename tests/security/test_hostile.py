@@ -339,6 +339,10 @@ class CaseSandbox:
         self.executions.append(execution)
         return execution
 
+    @property
+    def parallel_runs(self) -> int:
+        return self.inner.parallel_runs
+
     def layers(self) -> list[Layer]:
         return self.inner.layers()
 
