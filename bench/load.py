@@ -84,6 +84,7 @@ EXPECTED = {
     "softmax_over_queries": Verdict("failed", ("softmax-over-queries",)),
     "rounded_to_2_decimals": Verdict("failed", ("rounded-to-2-decimals",)),
     "extra_output_projection": Verdict("failed", ("extra-output-projection",)),
+    "extra_output_projection_without_bias": Verdict("failed", ("extra-output-projection",)),
     "layers_in_another_order": Verdict("failed", ("weights-differ",)),
     "float_head_size": Verdict("failed"),  # crashes in every test: nothing to diagnose
     "uses_builtin_attention": Verdict("rejected", ("not-allowed",)),
