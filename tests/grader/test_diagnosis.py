@@ -1,27 +1,11 @@
 """Diagnosis: outputs compared with the variants' only where their shapes are the same."""
 
-from functools import cache
-
 import numpy as np
 import pytest
+from grader_support import plan, visible
 
-from grader.catalog import Catalog
 from grader.diagnosis import diagnose
-from grader.plan import ExercisePlan, TestPlan, build_plan
 from grader.sandbox.job import CallOutcome, OutputValue
-from grader.settings import GraderSettings
-
-SLUG = "multi-headed-self-attention"
-
-
-@cache
-def plan() -> ExercisePlan:
-    catalog = Catalog.from_folder(GraderSettings().exercises_dir)
-    return build_plan(catalog.get(SLUG), secret="test-secret")
-
-
-def visible() -> list[TestPlan]:
-    return [test for test in plan().tests if test.visible]
 
 
 def returning(output: OutputValue) -> dict[str, CallOutcome]:

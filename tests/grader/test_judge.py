@@ -1,14 +1,13 @@
 """Judging an Execution into a report, with executions built by hand (no sandbox)."""
 
 import dataclasses
-from functools import cache
 
 import numpy as np
 import pytest
+from grader_support import plan
 
-from grader.catalog import Catalog
 from grader.judge import HiddenRun, internal_error, judge
-from grader.plan import Draw, ExercisePlan, TestPlan, build_plan, make_job
+from grader.plan import Draw, TestPlan, make_job
 from grader.reference import run_trusted
 from grader.report import Report, ReportStatus, TestStatus
 from grader.sandbox.job import (
@@ -19,15 +18,6 @@ from grader.sandbox.job import (
     Termination,
     Violation,
 )
-from grader.settings import GraderSettings
-
-SLUG = "multi-headed-self-attention"
-
-
-@cache
-def plan() -> ExercisePlan:
-    catalog = Catalog.from_folder(GraderSettings().exercises_dir)
-    return build_plan(catalog.get(SLUG), secret="test-secret")
 
 
 def judge_both(execution: Execution) -> Report:

@@ -3,40 +3,27 @@ says what the per-position loop it replaced said."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from typing import cast
 
 import numpy as np
 import pytest
+from grader_support import visible
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
 from grader import properties
-from grader.catalog import Catalog
 from grader.compare import agreement, compare_arrays
-from grader.plan import ExercisePlan, Probe, ProbeKind, TestPlan, build_plan
+from grader.plan import Probe, ProbeKind, TestPlan
 from grader.properties import _batch_independent, _causal, check_properties
 from grader.report import PropertyCheck, PropertyStatus
 from grader.sandbox.job import Call, CallOutcome, OutputValue
-from grader.settings import GraderSettings
 from grader.spec import Property, TestCaseSpec
 
-SLUG = "multi-headed-self-attention"
 # The largest output a call may send back (`Call.max_output_elements`), laid out so that a loop
 # over positions (or samples) in the grader would make four million comparisons.
 HUGE = 1 << 22
 SKIPPED = "not checked: no visible test produced an output of the right shape"
-
-
-@cache
-def plan() -> ExercisePlan:
-    catalog = Catalog.from_folder(GraderSettings().exercises_dir)
-    return build_plan(catalog.get(SLUG), secret="test-secret")
-
-
-def visible() -> list[TestPlan]:
-    return [test for test in plan().tests if test.visible]
 
 
 def tensor(array: np.ndarray) -> OutputValue:
