@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,6 +41,10 @@ def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | No
     except UnknownExerciseError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # the reader left (`| head`): not worth a traceback
+        # Python flushes stdout again at exit; let that write go nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     return code
 
 

@@ -81,3 +81,15 @@ def test_lti_add_platform_stores_a_registration_and_updates_it(tmp_path: Path) -
     again = run(*common, "--deployment-id", "1:abc", "--deployment-id", "2:def", env=env)
     assert again.returncode == 0, again.stderr
     assert "platform 1:" in again.stdout and "1:abc, 2:def" in again.stdout
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
+    env = {**os.environ, "AUTOGRADER_DATA_DIR": str(tmp_path)}
+    with subprocess.Popen(
+        [AUTOGRADER, "exercises"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as listing:
+        assert listing.stdout is not None and listing.stderr is not None
+        listing.stdout.close()  # before the command writes a line (it imports torch first)
+        errors = listing.stderr.read().decode()
+        assert listing.wait(timeout=120) == 1
+    assert "Traceback" not in errors
