@@ -4,12 +4,13 @@ The text mirrors the grader's own text report (grader/render.py) line for line, 
 reads the same words from `autograder grade`, `autograder submit` and a notebook; the client
 cannot import it, since the grader needs torch. The HTML shows the same facts as a table. Every
 string in a report may be student-controlled (a test's printed output, a message quoting it), so
-the text goes through `_inert` (no terminal control characters) and the HTML escapes each string.
+the text goes through `_inert` (no terminal control characters) and the HTML escapes each
+string once made inert.
 """
 
 from __future__ import annotations
 
-from html import escape
+from html import escape as _escape_html
 from itertools import chain
 from typing import Any
 
@@ -41,6 +42,11 @@ _TABLE = dict.fromkeys(_UNSAFE, "\ufffd")
 
 def _inert(text: str) -> str:
     return text.translate(_TABLE)
+
+
+def escape(text: str) -> str:
+    """Text for HTML: escaped, and inert (a bidi override would reorder what a reader sees)."""
+    return _escape_html(_inert(text))
 
 
 def render_text(report: Report) -> str:

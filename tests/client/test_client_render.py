@@ -98,8 +98,12 @@ def test_html_shows_the_table_the_mismatch_and_the_diagnosis() -> None:
 def test_html_escapes_what_a_student_controls() -> None:
     report = {
         **REPORT,
-        "tests": [{**test, "name": f"{test['name']} {SCRIPT}"} for test in REPORT["tests"]],
+        "tests": [
+            {**test, "name": f"{test['name']} {SCRIPT}", "message": f"{test['message']}{ATTACK}"}
+            for test in REPORT["tests"]
+        ],
     }
     html = render_html(report)
     assert "<script>" not in html
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert [c for c in "\x1b\x07\u202e" if c in html] == []  # a bidi override reorders text
