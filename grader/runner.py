@@ -59,7 +59,7 @@ class Grader:
     def _grade(self, plan: ExercisePlan, source: str) -> Report:
         """Visible tests in one child, hidden tests in another: whatever the submission learns
         in the visible one (its prints, errors and probes reach the student) holds no hidden
-        input. A source the static layer refuses is refused once, for both."""
+        input. Run one after the other, a source the static layer refuses gets no hidden run."""
         draw = plan.draw()
         visible_job, hidden_job = plan.visible_job(source), plan.hidden_job(source, draw)
         if self.sandbox.parallel_runs > 1:  # at once: the grading lasts as long as the longer
@@ -71,6 +71,4 @@ class Grader:
             visible = self.sandbox.run(visible_job)
             rejected = visible.termination is Termination.REJECTED
             hidden = None if rejected else self.sandbox.run(hidden_job)
-        if visible.termination is Termination.REJECTED or hidden is None:
-            return judge(plan, visible)
-        return judge(plan, visible, HiddenRun(draw, hidden))
+        return judge(plan, visible, None if hidden is None else HiddenRun(draw, hidden))
