@@ -21,7 +21,8 @@ class GraderSettings(BaseSettings):
     # Seeds hidden tests and signs what the service hands out. Unset: one is generated on first
     # use and kept in the data dir, so hidden inputs stay stable across restarts.
     secret: SecretStr | None = None
-    # Submissions graded at once, each in its own sandboxed process.
+    # Sandboxed processes running at once: gradings in parallel, and a grading's visible and
+    # hidden tests at the same time when there are two or more.
     sandbox_slots: int = Field(default=2, ge=1, le=64)
 
     def hidden_test_secret(self) -> str:
