@@ -11,9 +11,11 @@ import contextlib
 from typing import NoReturn
 
 from grader.sandbox import guest
+from grader.sandbox.frames import ProtocolError
 from grader.sandbox.interface import Layer
 from grader.sandbox.job import Execution, Job, Termination, Violation
-from grader.sandbox.protocol import EventReporter, ProtocolError, Transcript, Violated
+from grader.sandbox.protocol import Violated
+from grader.sandbox.transcript import EventReporter, Transcript
 
 
 class _RunEnded(BaseException):

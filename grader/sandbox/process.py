@@ -34,22 +34,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from grader.errors import SandboxUnavailable
+from grader.sandbox.frames import MAX_EVENT_HEADER, FrameReader, OutputLimitExceeded, ProtocolError
 from grader.sandbox.hardening import protect_supervisor, slot_uid
 from grader.sandbox.interface import Layer
 from grader.sandbox.job import Execution, Job, Termination
-from grader.sandbox.protocol import (
-    MAX_EVENT_HEADER,
-    Event,
-    ExitCode,
-    Finished,
-    FrameReader,
-    OutputLimitExceeded,
-    ProtocolError,
-    Transcript,
-    decode_event,
-    encode_job,
-)
+from grader.sandbox.protocol import Event, ExitCode, Finished, decode_event, encode_job
 from grader.sandbox.scratch import ScratchRoot, make_scratch, remove_scratch
+from grader.sandbox.transcript import Transcript
 
 # The warm process's entire environment: nothing of ours (no AUTOGRADER_* secret, no database URL,
 # no proxy). One thread for every math library, so numpy's OpenBLAS starts no pool at import

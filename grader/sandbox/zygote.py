@@ -37,16 +37,14 @@ from typing import Any, NoReturn
 import numpy as np
 
 from grader.sandbox import guest, hardening
+from grader.sandbox.frames import MAX_JOB_HEADER, FrameReader
 from grader.sandbox.job import Call, Job, Policy, Violation
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.policy import import_importable, importable_modules
 from grader.sandbox.protocol import (
-    MAX_JOB_HEADER,
     Event,
-    EventReporter,
     ExitCode,
     Finished,
-    FrameReader,
     Rejected,
     Violated,
     decode_job,
@@ -54,6 +52,7 @@ from grader.sandbox.protocol import (
 )
 from grader.sandbox.runtime import configure_torch
 from grader.sandbox.scratch import make_scratch, remove_scratch
+from grader.sandbox.transcript import EventReporter
 
 
 def main(argv: list[str] | None = None) -> None:

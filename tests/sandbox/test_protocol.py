@@ -19,6 +19,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from grader.sandbox.frames import (
+    MAX_EVENT_HEADER,
+    MAX_JOB_HEADER,
+    Frame,
+    FrameReader,
+    OutputLimitExceeded,
+    ProtocolError,
+    encode_frame,
+)
 from grader.sandbox.job import (
     Call,
     CallOutcome,
@@ -33,24 +42,17 @@ from grader.sandbox.job import (
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.process import ExitStatus, supervise
 from grader.sandbox.protocol import (
-    MAX_EVENT_HEADER,
-    MAX_JOB_HEADER,
     Event,
     Finished,
-    Frame,
-    FrameReader,
-    OutputLimitExceeded,
-    ProtocolError,
     Rejected,
     Started,
-    Transcript,
     Violated,
     decode_event,
     decode_job,
     encode_event,
-    encode_frame,
     encode_job,
 )
+from grader.sandbox.transcript import Transcript
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
 JOB = Job(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from grader.sandbox.frames import MAX_EVENT_HEADER, FrameReader
 from grader.sandbox.job import (
     Call,
     CallOutcome,
@@ -16,16 +17,7 @@ from grader.sandbox.job import (
     Violation,
 )
 from grader.sandbox.limits import SandboxLimits
-from grader.sandbox.protocol import (
-    MAX_EVENT_HEADER,
-    Event,
-    Finished,
-    FrameReader,
-    Rejected,
-    Violated,
-    decode_event,
-    encode_event,
-)
+from grader.sandbox.protocol import Event, Finished, Rejected, Violated, decode_event, encode_event
 from grader.text import REPLACEMENT
 
 JOB = Job("", "f", "function", "torch", Policy(()), (Call("first", ()),), SandboxLimits())
