@@ -19,9 +19,10 @@ from _common import CORRECT, SECRET, measure
 
 from grader.catalog import Catalog
 from grader.runner import Grader
+from grader.sandbox.fresh import FreshInterpreterSandbox
 from grader.sandbox.inprocess import InProcessSandbox
 from grader.sandbox.interface import Sandbox
-from grader.sandbox.process import ForkServerSandbox, FreshInterpreterSandbox
+from grader.sandbox.process import ForkServerSandbox
 from grader.sandbox.runtime import configure_torch
 from grader.settings import GraderSettings
 

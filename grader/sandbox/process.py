@@ -1,11 +1,10 @@
-"""Jobs in hardened, supervised processes (layers 2 to 4 of the design).
+"""Jobs in hardened, supervised processes forked from a warm one (layers 2 to 4 of the design).
 
 `ForkServerSandbox` keeps one warm process (`grader.sandbox.zygote`) that has imported torch and
 forks a spare child for each slot ahead of time: a job pays neither the interpreter's start nor
-the fork, its child is already hardened and waiting on its channel. `FreshInterpreterSandbox`
-starts a new interpreter per job instead, as the benchmark's baseline. Both drive their children
-with `supervise`: send the job, read events until the run is over or the deadline passes, kill the
-process group, and classify the ending from what the supervisor saw, never from the child's word.
+the fork, its child is already hardened and waiting on its channel. It drives each child with
+`supervision.supervise`. (`fresh.FreshInterpreterSandbox` starts a new interpreter per job
+instead: the benchmark's baseline.)
 
 One warm process serves every slot, rather than one per slot: a warm process is about 220 MB
 resident, its children share those pages copy-on-write, and all it does is fork (about 10 ms, off
@@ -20,235 +19,30 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
 import select
-import signal
 import socket
 import subprocess
-import sys
 import threading
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from grader.errors import SandboxUnavailable
-from grader.sandbox.frames import MAX_EVENT_HEADER, FrameReader, OutputLimitExceeded, ProtocolError
-from grader.sandbox.hardening import protect_supervisor, slot_uid
+from grader.sandbox.hardening import protect_supervisor
 from grader.sandbox.interface import Layer
 from grader.sandbox.job import Execution, Job, Termination
-from grader.sandbox.protocol import Event, ExitCode, Finished, decode_event, encode_job
-from grader.sandbox.scratch import ScratchRoot, make_scratch, remove_scratch
-from grader.sandbox.transcript import Transcript
-
-# The warm process's entire environment: nothing of ours (no AUTOGRADER_* secret, no database URL,
-# no proxy). One thread for every math library, so numpy's OpenBLAS starts no pool at import
-# (see zygote.load_runtime for why the warm process must stay single-threaded).
-_ENVIRONMENT = {
-    "PATH": "/usr/bin:/bin",
-    "LC_ALL": "C.UTF-8",
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-}
-# The libraries submissions may import, imported by the warm process with what each brings (a
-# confined child cannot import): the union of the exercises' `allowed_imports`.
-DEFAULT_PRELOAD = ("torch", "numpy")
-_START_TIMEOUT_S = 120.0  # importing torch on a cold, busy machine
-_SPARE_TIMEOUT_S = 30.0  # a warm process that cannot fork within this is wedged
-_EXIT_GRACE_S = 5.0
-_RECEIVE_BYTES = 1 << 20
-
-_PROCESS_LAYERS = (
-    Layer("channel", True, "results come back as validated frames; nothing is unpickled"),
-    Layer("supervision", True, "wall-clock deadline, kill of the process group, output cap"),
+from grader.sandbox.launch import (
+    DEFAULT_PRELOAD,
+    PROCESS_LAYERS,
+    START_TIMEOUT_S,
+    Slots,
+    kill_group,
+    start_python,
 )
+from grader.sandbox.scratch import ScratchRoot, remove_scratch
+from grader.sandbox.supervision import EXIT_GRACE_S, ChildLost, ExitStatus, supervise
 
-Ending = tuple[Termination, str]
-
-
-@dataclass(frozen=True)
-class ExitStatus:
-    wait_status: int  # as os.waitpid returns it
-    cpu_s: float
-
-
-class ChildLost(Exception):
-    """Nothing can tell any more how the child ended (its warm process died)."""
-
-
-class Child(Protocol):
-    """A process that runs one job, as its supervisor sees it."""
-
-    channel: socket.socket
-
-    def kill(self) -> None:
-        """SIGKILL its process group, unless it is known to be gone."""
-        ...
-
-    def wait(self, timeout: float) -> ExitStatus | None:
-        """How it ended, or None while it still runs; raises ChildLost if that cannot be known."""
-        ...
-
-
-def supervise(child: Child, job: Job) -> Execution:
-    """Send `job` to `child`, follow its events to the end, kill it, and say how the run ended."""
-    transcript = Transcript(job)
-    deadline = time.monotonic() + job.limits.wall_s
-    ending = _converse(child.channel, job, transcript, deadline)
-    if ending is None:  # the channel closed before the run was over: the exit says why
-        ending = _ending_after_hangup(child, job, deadline)
-    child.kill()
-    return transcript.execution(*ending)
-
-
-def _converse(
-    channel: socket.socket, job: Job, transcript: Transcript, deadline: float
-) -> Ending | None:
-    try:
-        _send(channel, encode_job(job), deadline)
-        return _follow(channel, job, transcript, deadline)
-    except TimeoutError:
-        return Termination.TIMEOUT, f"still running at the {job.limits.wall_s:g} s wall-clock limit"
-    except OutputLimitExceeded as error:
-        return Termination.OUTPUT_LIMIT, str(error)
-    except ProtocolError as error:
-        return Termination.CRASHED, f"the sandboxed process broke the result protocol: {error}"
-    except OSError:  # the channel broke: the child died, and its exit status says how
-        return None
-
-
-def _follow(
-    channel: socket.socket, job: Job, transcript: Transcript, deadline: float
-) -> Ending | None:
-    """Read events until the run is settled (its ending) or the channel closes (None)."""
-    reader = FrameReader(MAX_EVENT_HEADER, job.limits.output_bytes)
-    while data := _receive(channel, deadline):
-        for frame in reader.feed(data):
-            ending = _take(decode_event(frame, job), transcript)
-            if ending is not None:
-                return ending
-    return None
-
-
-def _take(event: Event, transcript: Transcript) -> Ending | None:
-    exhausted = _memory_exhausted(event)
-    if exhausted:
-        return Termination.MEMORY, exhausted
-    transcript.record(event)
-    settled = transcript.settled()
-    if settled is Termination.VIOLATION:
-        return settled, "a runtime guard stopped the run"
-    return None if settled is None else (settled, "")
-
-
-def _send(channel: socket.socket, data: bytes, deadline: float) -> None:
-    channel.settimeout(_remaining(deadline))
-    channel.sendall(data)
-
-
-def _receive(channel: socket.socket, deadline: float) -> bytes:
-    channel.settimeout(_remaining(deadline))
-    return channel.recv(_RECEIVE_BYTES)
-
-
-def _remaining(deadline: float) -> float:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError
-    return left
-
-
-def _memory_exhausted(event: Event) -> str | None:
-    """An allocation that failed inside a call ends the run as MEMORY, at that call."""
-    if not isinstance(event, Finished) or event.outcome.error is None:
-        return None
-    error = event.outcome.error
-    torch_allocator = error.type_name == "RuntimeError" and "can't allocate memory" in error.message
-    if error.type_name == "MemoryError" or torch_allocator:
-        return f"{error.type_name}: {error.message}"[:300]
-    return None
-
-
-def _ending_after_hangup(child: Child, job: Job, deadline: float) -> Ending:
-    try:
-        status = child.wait(max(deadline - time.monotonic(), 0.0))
-    except ChildLost as lost:
-        return Termination.CRASHED, str(lost)
-    if status is None:
-        return Termination.TIMEOUT, "closed its channel and kept running past the wall-clock limit"
-    return classify_exit(status, job)
-
-
-def classify_exit(status: ExitStatus, job: Job) -> Ending:
-    """The ending of a child that died before its run was over."""
-    if os.WIFSIGNALED(status.wait_status):
-        number = os.WTERMSIG(status.wait_status)
-        # RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one.
-        out_of_cpu = status.cpu_s >= job.limits.cpu_s
-        if number == signal.SIGXCPU or (number == signal.SIGKILL and out_of_cpu):
-            return Termination.TIMEOUT, f"used up its {job.limits.cpu_s:g} s of CPU"
-        if number == signal.SIGKILL:  # not ours: we kill only once the ending is decided
-            return Termination.MEMORY, "killed by SIGKILL, most likely by the out-of-memory killer"
-        return Termination.CRASHED, f"killed by {_signal_name(number)}"
-    code = os.WEXITSTATUS(status.wait_status)
-    if code == ExitCode.VIOLATION:
-        return Termination.VIOLATION, "a runtime guard stopped the run"
-    if code == ExitCode.MEMORY:
-        return Termination.MEMORY, "an allocation failed between calls"
-    return Termination.CRASHED, f"exited with status {code} before reporting every call"
-
-
-def _signal_name(number: int) -> str:
-    try:
-        name = signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-    if number == signal.SIGSYS:  # seccomp's answer to exec, ptrace and the like
-        return f"{name}: a system call the sandbox forbids"
-    return name
-
-
-class _Slots:
-    """Numbered places for runs at once; each slot has its own uid and its own spare child."""
-
-    def __init__(self, count: int) -> None:
-        self.count = count
-        self._free: queue.SimpleQueue[int] = queue.SimpleQueue()
-        for slot in range(count):
-            self._free.put(slot)
-
-    @contextmanager
-    def take(self) -> Iterator[int]:
-        slot = self._free.get()
-        try:
-            yield slot
-        finally:
-            self._free.put(slot)
-
-
-def _zygote_argv(command: str, **options: object) -> list[str]:
-    """`python -m grader.sandbox.zygote COMMAND --OPTION VALUE...`"""
-    # -I: isolated mode, so no PYTHON* variable, user site or working directory shapes imports.
-    argv = [sys.executable, "-I", "-m", "grader.sandbox.zygote", command]
-    for name, value in options.items():
-        argv += [f"--{name.replace('_', '-')}", str(value)]
-    return argv
-
-
-def _start_python(command: str, cwd: str, fd: int, **options: object) -> subprocess.Popen[bytes]:
-    """The zygote module's `command`, handed descriptor `fd`, in a session of its own (so a
-    Ctrl-C meant for the service does not reach it)."""
-    return subprocess.Popen(
-        _zygote_argv(command, **options),
-        env=_ENVIRONMENT,
-        cwd=cwd,
-        pass_fds=[fd],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+_SPARE_TIMEOUT_S = 30.0  # a warm process that cannot fork within this is wedged
 
 
 # --- the fork server ----------------------------------------------------------------------------
@@ -297,7 +91,7 @@ class _Zygote:
     def start(cls, root: str, uid_base: int, preload: Sequence[str]) -> _Zygote:
         protect_supervisor()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        process = _start_python(
+        process = start_python(
             "serve",
             root,
             theirs.fileno(),
@@ -307,7 +101,7 @@ class _Zygote:
             control_fd=theirs.fileno(),
         )
         theirs.close()
-        ours.settimeout(_START_TIMEOUT_S)
+        ours.settimeout(START_TIMEOUT_S)
         try:
             ready = json.loads(ours.recv(1 << 16))["ready"]
         except (OSError, ValueError, KeyError, TypeError) as error:
@@ -374,7 +168,7 @@ class _Zygote:
         with contextlib.suppress(OSError):  # already disconnected
             self._control.shutdown(socket.SHUT_RDWR)
         try:
-            self.process.wait(_EXIT_GRACE_S)
+            self.process.wait(EXIT_GRACE_S)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
@@ -431,13 +225,6 @@ class _Zygote:
             _clean_up_after(orphan)
 
 
-def _kill_group(pid: int) -> None:
-    # The group only, never the pid alone: should the pid have been reaped and reused, it would
-    # take a new process that leads its own group to be hit.
-    with contextlib.suppress(OSError):  # gone already
-        os.killpg(pid, signal.SIGKILL)
-
-
 def _dead(pidfd: int, timeout_s: float) -> bool:
     """Whether the process has exited, waiting up to `timeout_s` for it."""
     poller = select.poll()
@@ -448,14 +235,14 @@ def _dead(pidfd: int, timeout_s: float) -> bool:
 def _kill_unless_dead(child: _ForkedChild) -> None:
     # Once dead it may be reaped at any moment, and its pid then belongs to someone else.
     if not _dead(child.pidfd, 0):
-        _kill_group(child.pid)
+        kill_group(child.pid)
 
 
 def _clean_up_after(child: _ForkedChild) -> None:
     """What the warm process does for a child, for one it did not live to reap: kill its group,
     and remove its scratch dir once it is dead. Init reaps it."""
     _kill_unless_dead(child)
-    _dead(child.pidfd, _EXIT_GRACE_S)
+    _dead(child.pidfd, EXIT_GRACE_S)
     remove_scratch(child.scratch)
     os.close(child.pidfd)
 
@@ -474,7 +261,7 @@ class ForkServerSandbox:
         scratch_parent: str | None = None,
     ) -> None:
         # uid_base: where we are root, slot k's children run as uid and gid uid_base + k.
-        self._slots = _Slots(slots)
+        self._slots = Slots(slots)
         self._uid_base = uid_base
         self._preload = tuple(preload)
         self._root = ScratchRoot(scratch_parent)  # and the roots of dead services go
@@ -506,7 +293,7 @@ class ForkServerSandbox:
             "a fresh process per submission, forked from a warm "
             "process started with a scrubbed environment",
         )
-        return [forked, *self._warm().layers, *_PROCESS_LAYERS]
+        return [forked, *self._warm().layers, *PROCESS_LAYERS]
 
     def close(self) -> None:
         with self._lock:
@@ -528,96 +315,3 @@ class ForkServerSandbox:
                 for slot in range(self._slots.count):
                     self._zygote.request_spare(slot)
             return self._zygote
-
-
-# --- a fresh interpreter per job ----------------------------------------------------------------
-
-
-class _Interpreter:
-    """A new `python` running one job (`zygote single`), hardened as a forked child would be."""
-
-    def __init__(self, scratch: str, slot: int, uid_base: int, preload: Sequence[str]) -> None:
-        self.channel, theirs = socket.socketpair()
-        self.process = _start_python(
-            "single",
-            scratch,
-            theirs.fileno(),
-            uid_base=uid_base,
-            preload=",".join(preload),
-            slot=slot,
-            scratch=scratch,
-            channel_fd=theirs.fileno(),
-        )
-        theirs.close()
-        self._status: ExitStatus | None = None
-
-    def kill(self) -> None:
-        if self._status is None:  # not reaped yet, so the pid is still its own
-            _kill_group(self.process.pid)
-
-    def wait(self, timeout: float | None) -> ExitStatus | None:
-        if self._status is None:
-            pidfd = os.pidfd_open(self.process.pid)
-            try:
-                if select.select([pidfd], [], [], timeout)[0]:
-                    _, status, usage = os.wait4(self.process.pid, 0)
-                    self.process.returncode = os.waitstatus_to_exitcode(status)
-                    self._status = ExitStatus(status, usage.ru_utime + usage.ru_stime)
-            finally:
-                os.close(pidfd)
-        return self._status
-
-    def close(self) -> None:
-        self.kill()
-        self.wait(None)
-        self.channel.close()
-
-
-class FreshInterpreterSandbox:
-    """Each job in a new interpreter, hardened the same way: what a grader without a warm
-    process pays (about 1.5 s of imports per job). The benchmark's baseline, not for serving."""
-
-    def __init__(
-        self,
-        slots: int = 2,
-        *,
-        uid_base: int = 64000,
-        preload: Sequence[str] = DEFAULT_PRELOAD,
-        scratch_parent: str | None = None,
-    ) -> None:
-        self._slots = _Slots(slots)
-        self._uid_base = uid_base
-        self._preload = tuple(preload)
-        self._root = ScratchRoot(scratch_parent)
-        self._probed: list[Layer] | None = None
-
-    @property
-    def parallel_runs(self) -> int:
-        return self._slots.count
-
-    def run(self, job: Job) -> Execution:
-        with self._slots.take() as slot:
-            scratch = make_scratch(self._root.path, slot_uid(self._uid_base, slot))
-            child = _Interpreter(scratch, slot, self._uid_base, self._preload)
-            try:
-                return supervise(child, job)
-            finally:
-                child.close()  # killed and reaped: its group is dead
-                remove_scratch(scratch)
-
-    def layers(self) -> list[Layer]:
-        if self._probed is None:
-            probe = subprocess.run(
-                _zygote_argv("probe", uid_base=self._uid_base, scratch=self._root.path),
-                env=_ENVIRONMENT,
-                cwd=self._root.path,
-                check=True,
-                capture_output=True,
-                timeout=_START_TIMEOUT_S,
-            )
-            self._probed = [Layer(**fields) for fields in json.loads(probe.stdout)]
-        fresh = Layer("process", True, "a new interpreter per submission, scrubbed environment")
-        return [fresh, *self._probed, *_PROCESS_LAYERS]
-
-    def close(self) -> None:
-        self._root.close()

@@ -18,17 +18,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from grader.sandbox.fresh import FreshInterpreterSandbox
 from grader.sandbox.hardening import landlock_abi
 from grader.sandbox.inprocess import InProcessSandbox
 from grader.sandbox.job import Call, Execution, Job, Policy, Termination
 from grader.sandbox.limits import MIB, SandboxLimits
-from grader.sandbox.process import (
-    ExitStatus,
-    ForkServerSandbox,
-    FreshInterpreterSandbox,
-    classify_exit,
-)
+from grader.sandbox.process import ForkServerSandbox
 from grader.sandbox.protocol import ExitCode
+from grader.sandbox.supervision import ExitStatus, classify_exit
 
 POLICY = Policy(("torch", "torch.nn", "math"))
 X = np.arange(6, dtype=np.float32).reshape(2, 3)

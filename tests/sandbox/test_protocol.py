@@ -40,7 +40,6 @@ from grader.sandbox.job import (
     Violation,
 )
 from grader.sandbox.limits import SandboxLimits
-from grader.sandbox.process import ExitStatus, supervise
 from grader.sandbox.protocol import (
     Event,
     Finished,
@@ -52,6 +51,7 @@ from grader.sandbox.protocol import (
     encode_event,
     encode_job,
 )
+from grader.sandbox.supervision import ExitStatus, supervise
 from grader.sandbox.transcript import Transcript
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)

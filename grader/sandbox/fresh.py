@@ -1,0 +1,116 @@
+"""The benchmark's baseline: a new interpreter per job, hardened and supervised the same way."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import subprocess
+from collections.abc import Sequence
+
+from grader.sandbox.hardening import slot_uid
+from grader.sandbox.interface import Layer
+from grader.sandbox.job import Execution, Job
+from grader.sandbox.launch import (
+    DEFAULT_PRELOAD,
+    ENVIRONMENT,
+    PROCESS_LAYERS,
+    START_TIMEOUT_S,
+    Slots,
+    kill_group,
+    start_python,
+    zygote_argv,
+)
+from grader.sandbox.scratch import ScratchRoot, make_scratch, remove_scratch
+from grader.sandbox.supervision import ExitStatus, supervise
+
+
+class _Interpreter:
+    """A new `python` running one job (`zygote single`), hardened as a forked child would be."""
+
+    def __init__(self, scratch: str, slot: int, uid_base: int, preload: Sequence[str]) -> None:
+        self.channel, theirs = socket.socketpair()
+        self.process = start_python(
+            "single",
+            scratch,
+            theirs.fileno(),
+            uid_base=uid_base,
+            preload=",".join(preload),
+            slot=slot,
+            scratch=scratch,
+            channel_fd=theirs.fileno(),
+        )
+        theirs.close()
+        self._status: ExitStatus | None = None
+
+    def kill(self) -> None:
+        if self._status is None:  # not reaped yet, so the pid is still its own
+            kill_group(self.process.pid)
+
+    def wait(self, timeout: float | None) -> ExitStatus | None:
+        if self._status is None:
+            pidfd = os.pidfd_open(self.process.pid)
+            try:
+                if select.select([pidfd], [], [], timeout)[0]:
+                    _, status, usage = os.wait4(self.process.pid, 0)
+                    self.process.returncode = os.waitstatus_to_exitcode(status)
+                    self._status = ExitStatus(status, usage.ru_utime + usage.ru_stime)
+            finally:
+                os.close(pidfd)
+        return self._status
+
+    def close(self) -> None:
+        self.kill()
+        self.wait(None)
+        self.channel.close()
+
+
+class FreshInterpreterSandbox:
+    """Each job in a new interpreter, hardened the same way: what a grader without a warm
+    process pays (about 1.5 s of imports per job). The benchmark's baseline, not for serving."""
+
+    def __init__(
+        self,
+        slots: int = 2,
+        *,
+        uid_base: int = 64000,
+        preload: Sequence[str] = DEFAULT_PRELOAD,
+        scratch_parent: str | None = None,
+    ) -> None:
+        self._slots = Slots(slots)
+        self._uid_base = uid_base
+        self._preload = tuple(preload)
+        self._root = ScratchRoot(scratch_parent)
+        self._probed: list[Layer] | None = None
+
+    @property
+    def parallel_runs(self) -> int:
+        return self._slots.count
+
+    def run(self, job: Job) -> Execution:
+        with self._slots.take() as slot:
+            scratch = make_scratch(self._root.path, slot_uid(self._uid_base, slot))
+            child = _Interpreter(scratch, slot, self._uid_base, self._preload)
+            try:
+                return supervise(child, job)
+            finally:
+                child.close()  # killed and reaped: its group is dead
+                remove_scratch(scratch)
+
+    def layers(self) -> list[Layer]:
+        if self._probed is None:
+            probe = subprocess.run(
+                zygote_argv("probe", uid_base=self._uid_base, scratch=self._root.path),
+                env=ENVIRONMENT,
+                cwd=self._root.path,
+                check=True,
+                capture_output=True,
+                timeout=START_TIMEOUT_S,
+            )
+            self._probed = [Layer(**fields) for fields in json.loads(probe.stdout)]
+        fresh = Layer("process", True, "a new interpreter per submission, scrubbed environment")
+        return [fresh, *self._probed, *PROCESS_LAYERS]
+
+    def close(self) -> None:
+        self._root.close()

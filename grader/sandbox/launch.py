@@ -1,0 +1,85 @@
+"""Starting the processes that run jobs: their environment, the interpreter command, slots.
+
+Shared by the fork server (`process.py`) and the fresh-interpreter baseline (`fresh.py`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from grader.sandbox.interface import Layer
+
+# The warm process's entire environment: nothing of ours (no AUTOGRADER_* secret, no database URL,
+# no proxy). One thread for every math library, so numpy's OpenBLAS starts no pool at import
+# (see zygote.load_runtime for why the warm process must stay single-threaded).
+ENVIRONMENT = {
+    "PATH": "/usr/bin:/bin",
+    "LC_ALL": "C.UTF-8",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+# The libraries submissions may import, imported by the warm process with what each brings (a
+# confined child cannot import): the union of the exercises' `allowed_imports`.
+DEFAULT_PRELOAD = ("torch", "numpy")
+START_TIMEOUT_S = 120.0  # importing torch on a cold, busy machine
+
+PROCESS_LAYERS = (
+    Layer("channel", True, "results come back as validated frames; nothing is unpickled"),
+    Layer("supervision", True, "wall-clock deadline, kill of the process group, output cap"),
+)
+
+
+class Slots:
+    """Numbered places for runs at once; each slot has its own uid and its own spare child."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._free: queue.SimpleQueue[int] = queue.SimpleQueue()
+        for slot in range(count):
+            self._free.put(slot)
+
+    @contextmanager
+    def take(self) -> Iterator[int]:
+        slot = self._free.get()
+        try:
+            yield slot
+        finally:
+            self._free.put(slot)
+
+
+def zygote_argv(command: str, **options: object) -> list[str]:
+    """`python -m grader.sandbox.zygote COMMAND --OPTION VALUE...`"""
+    # -I: isolated mode, so no PYTHON* variable, user site or working directory shapes imports.
+    argv = [sys.executable, "-I", "-m", "grader.sandbox.zygote", command]
+    for name, value in options.items():
+        argv += [f"--{name.replace('_', '-')}", str(value)]
+    return argv
+
+
+def start_python(command: str, cwd: str, fd: int, **options: object) -> subprocess.Popen[bytes]:
+    """The zygote module's `command`, handed descriptor `fd`, in a session of its own (so a
+    Ctrl-C meant for the service does not reach it)."""
+    return subprocess.Popen(
+        zygote_argv(command, **options),
+        env=ENVIRONMENT,
+        cwd=cwd,
+        pass_fds=[fd],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def kill_group(pid: int) -> None:
+    # The group only, never the pid alone: should the pid have been reaped and reused, it would
+    # take a new process that leads its own group to be hit.
+    with contextlib.suppress(OSError):  # gone already
+        os.killpg(pid, signal.SIGKILL)

@@ -1,0 +1,167 @@
+"""Supervision (layer 4): drive a child through one job and classify how it ended.
+
+`supervise` sends the job, reads events until the run is over or the deadline passes, and the
+caller kills the process group; the ending is classified from what the supervisor saw (events,
+exit status, signals), never from the child's word.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+from grader.sandbox.frames import MAX_EVENT_HEADER, FrameReader, OutputLimitExceeded, ProtocolError
+from grader.sandbox.job import Execution, Job, Termination
+from grader.sandbox.protocol import Event, ExitCode, Finished, decode_event, encode_job
+from grader.sandbox.transcript import Transcript
+
+EXIT_GRACE_S = 5.0  # for a process told to exit, before it is killed
+_RECEIVE_BYTES = 1 << 20
+
+Ending = tuple[Termination, str]
+
+
+@dataclass(frozen=True)
+class ExitStatus:
+    wait_status: int  # as os.waitpid returns it
+    cpu_s: float
+
+
+class ChildLost(Exception):
+    """Nothing can tell any more how the child ended (its warm process died)."""
+
+
+class Child(Protocol):
+    """A process that runs one job, as its supervisor sees it."""
+
+    channel: socket.socket
+
+    def kill(self) -> None:
+        """SIGKILL its process group, unless it is known to be gone."""
+        ...
+
+    def wait(self, timeout: float) -> ExitStatus | None:
+        """How it ended, or None while it still runs; raises ChildLost if that cannot be known."""
+        ...
+
+
+def supervise(child: Child, job: Job) -> Execution:
+    """Send `job` to `child`, follow its events to the end, kill it, and say how the run ended."""
+    transcript = Transcript(job)
+    deadline = time.monotonic() + job.limits.wall_s
+    ending = _converse(child.channel, job, transcript, deadline)
+    if ending is None:  # the channel closed before the run was over: the exit says why
+        ending = _ending_after_hangup(child, job, deadline)
+    child.kill()
+    return transcript.execution(*ending)
+
+
+def _converse(
+    channel: socket.socket, job: Job, transcript: Transcript, deadline: float
+) -> Ending | None:
+    try:
+        _send(channel, encode_job(job), deadline)
+        return _follow(channel, job, transcript, deadline)
+    except TimeoutError:
+        return Termination.TIMEOUT, f"still running at the {job.limits.wall_s:g} s wall-clock limit"
+    except OutputLimitExceeded as error:
+        return Termination.OUTPUT_LIMIT, str(error)
+    except ProtocolError as error:
+        return Termination.CRASHED, f"the sandboxed process broke the result protocol: {error}"
+    except OSError:  # the channel broke: the child died, and its exit status says how
+        return None
+
+
+def _follow(
+    channel: socket.socket, job: Job, transcript: Transcript, deadline: float
+) -> Ending | None:
+    """Read events until the run is settled (its ending) or the channel closes (None)."""
+    reader = FrameReader(MAX_EVENT_HEADER, job.limits.output_bytes)
+    while data := _receive(channel, deadline):
+        for frame in reader.feed(data):
+            ending = _take(decode_event(frame, job), transcript)
+            if ending is not None:
+                return ending
+    return None
+
+
+def _take(event: Event, transcript: Transcript) -> Ending | None:
+    exhausted = _memory_exhausted(event)
+    if exhausted:
+        return Termination.MEMORY, exhausted
+    transcript.record(event)
+    settled = transcript.settled()
+    if settled is Termination.VIOLATION:
+        return settled, "a runtime guard stopped the run"
+    return None if settled is None else (settled, "")
+
+
+def _send(channel: socket.socket, data: bytes, deadline: float) -> None:
+    channel.settimeout(_remaining(deadline))
+    channel.sendall(data)
+
+
+def _receive(channel: socket.socket, deadline: float) -> bytes:
+    channel.settimeout(_remaining(deadline))
+    return channel.recv(_RECEIVE_BYTES)
+
+
+def _remaining(deadline: float) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    return left
+
+
+def _memory_exhausted(event: Event) -> str | None:
+    """An allocation that failed inside a call ends the run as MEMORY, at that call."""
+    if not isinstance(event, Finished) or event.outcome.error is None:
+        return None
+    error = event.outcome.error
+    torch_allocator = error.type_name == "RuntimeError" and "can't allocate memory" in error.message
+    if error.type_name == "MemoryError" or torch_allocator:
+        return f"{error.type_name}: {error.message}"[:300]
+    return None
+
+
+def _ending_after_hangup(child: Child, job: Job, deadline: float) -> Ending:
+    try:
+        status = child.wait(max(deadline - time.monotonic(), 0.0))
+    except ChildLost as lost:
+        return Termination.CRASHED, str(lost)
+    if status is None:
+        return Termination.TIMEOUT, "closed its channel and kept running past the wall-clock limit"
+    return classify_exit(status, job)
+
+
+def classify_exit(status: ExitStatus, job: Job) -> Ending:
+    """The ending of a child that died before its run was over."""
+    if os.WIFSIGNALED(status.wait_status):
+        number = os.WTERMSIG(status.wait_status)
+        # RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one.
+        out_of_cpu = status.cpu_s >= job.limits.cpu_s
+        if number == signal.SIGXCPU or (number == signal.SIGKILL and out_of_cpu):
+            return Termination.TIMEOUT, f"used up its {job.limits.cpu_s:g} s of CPU"
+        if number == signal.SIGKILL:  # not ours: we kill only once the ending is decided
+            return Termination.MEMORY, "killed by SIGKILL, most likely by the out-of-memory killer"
+        return Termination.CRASHED, f"killed by {_signal_name(number)}"
+    code = os.WEXITSTATUS(status.wait_status)
+    if code == ExitCode.VIOLATION:
+        return Termination.VIOLATION, "a runtime guard stopped the run"
+    if code == ExitCode.MEMORY:
+        return Termination.MEMORY, "an allocation failed between calls"
+    return Termination.CRASHED, f"exited with status {code} before reporting every call"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+    if number == signal.SIGSYS:  # seccomp's answer to exec, ptrace and the like
+        return f"{name}: a system call the sandbox forbids"
+    return name
