@@ -79,12 +79,12 @@ class Ownership:
         owner = self._owning_class(obj)
         if owner is None:
             return True
-        if any(name in vars(cls) for cls in owner.__mro__ if id(cls) not in self._classes):
-            return True  # a method or class attribute of a library class (torch's, typing's...)
+        if isinstance(obj, super):  # it looks up class attributes only
+            return _library_class_defines(owner.__mro__, name)
         if isinstance(obj, type):  # and what the class's metaclass defines (ABCMeta's...)
             metaclass: type = type(obj)
-            return any(name in vars(meta) for meta in metaclass.__mro__)
-        if isinstance(obj, torch.nn.Module) and name in _module_instance_internals():
+            return _library_class_defines((*owner.__mro__, *metaclass.__mro__), name)
+        if defined_by_library(obj, name):
             return True
         # Set on the instance, but not by the submission: by a library layer's own __init__
         # (nn.GRU's `_flat_weights`, say).
@@ -108,10 +108,15 @@ def defined_by_library(obj: object, name: str) -> bool:
     object's own `__init__`: `ParameterDict._keys`) defines `name`. A class the submission did
     not write is told by its module, which a submission cannot set (`__module__` is a special
     name)."""
-    classes = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
-    if any(name in vars(cls) for cls in classes if cls.__module__ != SUBMISSION_MODULE):
+    if _library_class_defines(obj.__mro__ if isinstance(obj, type) else type(obj).__mro__, name):
         return True
     if isinstance(obj, torch.nn.Module) and name in _module_instance_internals():
         return True
     library_object = type(obj).__module__ != SUBMISSION_MODULE
     return library_object and name in getattr(obj, "__dict__", {})
+
+
+def _library_class_defines(classes: tuple[type, ...], name: str) -> bool:
+    """Whether a class of `classes` that the submission did not write defines `name` (a method
+    or class attribute of torch's, typing's...)."""
+    return any(name in vars(cls) for cls in classes if cls.__module__ != SUBMISSION_MODULE)
