@@ -20,15 +20,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import uvicorn
+from pydantic import ValidationError
 
 from app import logs
+from app.assembly import build_worker
 from app.db import Database
 from app.keys import create_key
 from app.lti.registrations import add_platform
 from app.main import create_app
-from app.scaleout.broker import is_redis_url
-from app.scaleout.worker import run_worker
-from app.services import ConfigurationError
 from app.settings import AppSettings, get_settings
 from grader import cli as engine_cli
 from grader.settings import GraderSettings
@@ -40,7 +39,14 @@ worker_log = logging.getLogger("app.worker")
 def main(argv: Sequence[str] | None = None) -> int:
     parser, commands = engine_cli.build_parser()
     add_service_commands(commands)
-    return engine_cli.main(argv, parser)
+    try:
+        return engine_cli.main(argv, parser)
+    except ValidationError as error:  # the environment's settings: one line each, no traceback
+        for problem in error.errors():
+            name = "AUTOGRADER_" + "_".join(str(part) for part in problem["loc"]).upper()
+            reason = problem["msg"].removeprefix("Value error, ")
+            print(f"autograder: {name}: {reason}", file=sys.stderr)
+        return engine_cli.EXIT_USAGE
 
 
 def add_service_commands(commands: engine_cli.Commands) -> None:
@@ -119,12 +125,7 @@ def _serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
         if settings.broker_url
         else f"in-process, {settings.sandbox_slots} slots",
     )
-    try:
-        app = create_app(settings)
-        uvicorn.run(app, host=settings.host, port=settings.port, log_config=None)
-    except ConfigurationError as error:
-        print(f"autograder: {error}", file=sys.stderr)
-        return engine_cli.EXIT_USAGE
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None)
     return engine_cli.EXIT_OK
 
 
@@ -133,7 +134,7 @@ def _worker(args: argparse.Namespace, _engine: GraderSettings) -> int:
     if args.slots is not None:
         settings = settings.model_copy(update={"sandbox_slots": args.slots})
     logs.configure(settings.log_level, settings.log_json)
-    if not settings.broker_url or not is_redis_url(settings.broker_url):
+    if not settings.broker_url:
         print(
             "autograder: a worker takes its jobs from a broker: set AUTOGRADER_BROKER_URL to a "
             "redis:// URL (and AUTOGRADER_DATABASE_URL to the API's database)",
@@ -155,7 +156,7 @@ def _worker(args: argparse.Namespace, _engine: GraderSettings) -> int:
         settings.sqlalchemy_url().split("://", 1)[0],
         settings.sandbox_slots,
     )
-    return run_worker(settings, name=args.name)
+    return build_worker(settings, name=args.name).run()
 
 
 def _submit(args: argparse.Namespace, _engine: GraderSettings) -> int:

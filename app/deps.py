@@ -13,10 +13,10 @@ from fastapi import Depends, Header, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
+from app.api_process import ApiProcess
 from app.keys import find_key
 from app.models import Submission
 from app.problems import PayloadTooLarge, SubmissionNotFound, Unauthorized, UnknownExercise
-from app.services import Services
 from app.settings import AppSettings
 from app.submissions.schemas import ID_PATTERN, SubmissionCreate
 from grader.catalog import Catalog
@@ -26,31 +26,31 @@ from grader.spec import Exercise
 _ID = re.compile(ID_PATTERN)
 
 
-def get_services(request: Request) -> Services:
-    services: Services = request.app.state.services
-    return services
+def get_api(request: Request) -> ApiProcess:
+    api: ApiProcess = request.app.state.api
+    return api
 
 
-ServicesDep = Annotated[Services, Depends(get_services)]
+ApiDep = Annotated[ApiProcess, Depends(get_api)]
 
 
-def get_settings(services: ServicesDep) -> AppSettings:
-    return services.settings
+def get_settings(api: ApiDep) -> AppSettings:
+    return api.settings
 
 
 SettingsDep = Annotated[AppSettings, Depends(get_settings)]
 
 
-def get_session(services: ServicesDep) -> Iterator[Session]:
-    with services.database.session() as session:
+def get_session(api: ApiDep) -> Iterator[Session]:
+    with api.database.session() as session:
         yield session
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def get_catalog(services: ServicesDep) -> Catalog:
-    return services.catalog
+def get_catalog(api: ApiDep) -> Catalog:
+    return api.catalog
 
 
 CatalogDep = Annotated[Catalog, Depends(get_catalog)]
@@ -71,19 +71,19 @@ _api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False)
 
 def authenticate(
     request: Request,
-    services: ServicesDep,
+    api: ApiDep,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     api_key: Annotated[str | None, Depends(_api_key_header)],
 ) -> Principal:
     key = bearer.credentials if bearer is not None else api_key
     if key is None:
-        if services.settings.api_keys_required():
+        if api.settings.api_keys_required():
             raise Unauthorized(
                 "send an API key as `Authorization: Bearer <key>` or `X-API-Key: <key>`"
             )
         client = request.client.host if request.client else "unknown"
         return Principal(key_id=None, scope=f"open:{client}")
-    with services.database.session() as session:
+    with api.database.session() as session:
         row = find_key(session, key)
     if row is None:
         raise Unauthorized("this API key is not known")

@@ -1,14 +1,16 @@
 """Dispatch: how a stored submission reaches a grader.
 
     Dispatcher (protocol)
-    ├── EmbeddedDispatcher   a bounded pool of threads in this process, one Grader over warm
-    │                        sandboxes (the embedded default: AUTOGRADER_BROKER_URL unset)
+    ├── EmbeddedDispatcher   a pool of threads in this process, one Grader over warm sandboxes
+    │                        (the embedded default: AUTOGRADER_BROKER_URL unset)
     └── CeleryDispatcher     scale-out (app.scaleout.dispatcher): `submit` sends a task that
                              runs `app.grading.grade_submission(id, context)` in `autograder
-                             worker`; its depth and capacity are counted in the database
+                             worker`
 
 The API stores (commits) a submission first and dispatches it second, so a dispatcher that
-loses work loses nothing: what is unfinished in the database is dispatched again.
+loses work loses nothing: the sweeper (app.sweeper) dispatches again what nobody answers for.
+Queue capacity is not a dispatcher's business: the API counts unfinished submissions in the
+database, the same on both paths (app.submissions.service).
 """
 
 from __future__ import annotations
@@ -16,12 +18,11 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from app.grading import GradingContext, grade_submission, stale_submissions
-from app.problems import QueueFull
+from app.grading import GradingContext, grade_submission, warm_up
 from grader.sandbox.interface import Layer
 
 log = logging.getLogger(__name__)
@@ -42,16 +43,8 @@ class Dispatcher(Protocol):
         ...
 
     def submit(self, submission_id: str) -> None:
-        """Hand over a stored submission. Raises QueueFull (503) when at capacity: the caller
-        then withdraws the submission and tells the client to retry."""
-        ...
-
-    def resume(self, submission_ids: Sequence[str]) -> None:
-        """Hand over unfinished work found in the database. Never refused: it was accepted."""
-        ...
-
-    def depth(self) -> int:
-        """Submissions handed over and not finished yet (the queue-depth metric)."""
+        """Hand over a stored submission, new or found unfinished; never refused (it was
+        accepted), never raised: a hand-over that fails leaves it to the sweeper."""
         ...
 
     def checks(self) -> list[Check]:
@@ -69,24 +62,18 @@ class Dispatcher(Protocol):
 
 
 class EmbeddedDispatcher:
-    """Grades in `settings.sandbox_slots` threads of this process, sharing one Grader.
-
-    At most `settings.queue_capacity` submissions wait or run at once; `submit` refuses more.
-    Every `sweep_s` it re-dispatches unfinished submissions that it does not hold (a row whose
-    hand-over was lost, a grading whose thread died), so nothing waits for a restart.
-    """
+    """Grades in `settings.sandbox_slots` threads of this process, sharing one Grader. A
+    submission handed over again while it waits or runs here is not queued twice."""
 
     def __init__(
         self,
         context: GradingContext,
         *,
         job: Callable[[str, GradingContext], None] = grade_submission,
-        sweep_s: float = 60.0,
     ) -> None:
         self._context = context
         self._job = job
         self._settings = context.settings
-        self._sweep_s = sweep_s
         self._queue: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._held: set[str] = set()  # queued here or running here
         self._lock = threading.Lock()
@@ -101,32 +88,13 @@ class EmbeddedDispatcher:
             thread.start()
             self._threads.append(thread)
         threading.Thread(target=self._warm, name="grader-warm", daemon=True).start()
-        threading.Thread(target=self._sweep_loop, name="grader-sweep", daemon=True).start()
 
     def submit(self, submission_id: str) -> None:
         with self._lock:
-            if self._closed.is_set():
-                raise QueueFull("the service is stopping", self._settings.queue_retry_after_s)
-            if len(self._held) >= self._settings.queue_capacity:
-                raise QueueFull(
-                    f"{len(self._held)} submissions are waiting or being graded; retry later",
-                    self._settings.queue_retry_after_s,
-                )
+            if submission_id in self._held or self._closed.is_set():
+                return  # stopping: it stays queued in the database for the next start
             self._held.add(submission_id)
         self._queue.put(submission_id)
-
-    def resume(self, submission_ids: Sequence[str]) -> None:
-        for submission_id in submission_ids:
-            with self._lock:
-                if submission_id in self._held or self._closed.is_set():
-                    continue
-                self._held.add(submission_id)
-            log.info("resuming unfinished submission", extra={"submission_id": submission_id})
-            self._queue.put(submission_id)
-
-    def depth(self) -> int:
-        with self._lock:
-            return len(self._held)
 
     def checks(self) -> list[Check]:
         alive = sum(thread.is_alive() for thread in self._threads)
@@ -161,7 +129,7 @@ class EmbeddedDispatcher:
                 return
             try:
                 self._job(submission_id, self._context)
-            except Exception:  # the database failed: the row stays claimable, the sweep retries
+            except Exception:  # the database failed: the sweeper sends the row again
                 log.exception("grading job failed", extra={"submission_id": submission_id})
             finally:
                 with self._lock:
@@ -169,20 +137,10 @@ class EmbeddedDispatcher:
 
     def _warm(self) -> None:
         try:
-            self._context.grader.warm()  # every exercise's plan: references run once, now
-            self._context.grader.sandbox.layers()  # starts the sandbox's warm process
+            warm_up(self._context.grader)
         except Exception as error:
             log.exception("warming the grader failed")
             self._warm_state, self._warm_detail = "failed", f"{type(error).__name__}: {error}"
         else:
             self._warm_state, self._warm_detail = "warm", "plans built, sandbox started"
             log.info("grader warm: %d exercises", len(self._context.grader.catalog.slugs()))
-
-    def _sweep_loop(self) -> None:
-        while not self._closed.wait(self._sweep_s):
-            try:
-                with self._lock:
-                    held = list(self._held)
-                self.resume(stale_submissions(self._context.database, self._settings, held))
-            except Exception:
-                log.exception("sweeping for unfinished submissions failed")

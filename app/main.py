@@ -1,7 +1,8 @@
 """The FastAPI application: `create_app(settings)` builds it; nothing starts until it is served.
 
-Start-up (the lifespan) migrates the database, starts grading and webhooks and resumes what the
-last run left unfinished; shutdown stops taking work and waits, bounded, for gradings in flight.
+Start-up (the lifespan) builds the API process (app.assembly: database, grading, outbox,
+sweeper, and what the last run left unfinished); shutdown stops taking work and waits, bounded,
+for gradings in flight.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ from typing import Any
 from fastapi import APIRouter, Depends, FastAPI
 
 from app import problems
+from app.assembly import build_api
 from app.deps import authenticate
 from app.exercises.router import router as exercises_router
 from app.health.router import router as health_router
 from app.lti import router as lti
-from app.lti.passback import ScoreSender
-from app.services import SandboxFactory, build_services, fork_server_sandbox
 from app.settings import AppSettings, get_settings
 from app.submissions.router import router as submissions_router
 from app.ui import router as ui
@@ -32,25 +32,16 @@ exercise, then poll for the report (or pass `?wait=true`). Errors are RFC 9457 p
 (`application/problem+json`)."""
 
 
-def create_app(
-    settings: AppSettings | None = None,
-    *,
-    sandbox_factory: SandboxFactory = fork_server_sandbox,
-    grader: Grader | None = None,
-) -> FastAPI:
+def create_app(settings: AppSettings | None = None, *, grader: Grader | None = None) -> FastAPI:
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        services = build_services(settings, sandbox_factory=sandbox_factory, grader=grader)
-        app.state.services = services
-        scores = ScoreSender(services.database, settings)  # LTI grade passback
-        scores.start()
+        app.state.api = build_api(settings, grader=grader)
         try:
             yield
         finally:
-            scores.close()
-            services.close()
+            app.state.api.close()
 
     app = FastAPI(
         title="autograder",

@@ -77,9 +77,13 @@ class SubmissionStatus(StrEnum):
     DONE = "done"
 
 
-class DeliveryStatus(StrEnum):
-    PENDING = "pending"
+class OutboxStatus(StrEnum):
+    """Where a message of the outbox (app.outbox) stands."""
+
+    WAITING = "waiting"  # recorded before its submission is graded: not due yet
+    PENDING = "pending"  # due: the sender makes attempts from `next_attempt_at` on
     DELIVERED = "delivered"
+    SKIPPED = "skipped"  # nothing to send after all (an LTI score of an error report)
     FAILED = "failed"  # every attempt failed; kept for the operator to see
 
 
@@ -136,23 +140,34 @@ class Submission(Base):
     # SHA-256 of the request that created it: the same key with another body is refused.
     request_hash: Mapped[str | None] = mapped_column(String(64))
     callback_url: Mapped[str | None] = mapped_column(String(2048))
+    # Who answers for it while it is unfinished (app.leases): a grader grading it, or the
+    # dispatcher that handed it over; nobody once the lease has expired.
+    lease_holder: Mapped[str | None] = mapped_column(String(200))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
-class WebhookDelivery(Base):
-    """One finished submission's POST to its callback_url, retried until it lands or gives up."""
-
-    __tablename__ = "webhook_deliveries"
+class OutboxMessage:
+    """The columns every kind of outbox message shares (app.outbox sends them)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    submission_id: Mapped[str] = mapped_column(
-        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
-    )
-    url: Mapped[str] = mapped_column(String(2048))
-    status: Mapped[DeliveryStatus] = mapped_column(
-        _enum(DeliveryStatus), default=DeliveryStatus.PENDING, index=True
+    status: Mapped[OutboxStatus] = mapped_column(
+        _enum(OutboxStatus), default=OutboxStatus.PENDING, index=True
     )
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # When the sender may try next; also its claim on the message while it tries.
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     last_status_code: Mapped[int | None] = mapped_column(Integer)
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class WebhookDelivery(OutboxMessage, Base):
+    """One finished submission's POST to its callback_url, retried until it lands or gives up."""
+
+    __tablename__ = "webhook_deliveries"
+
+    submission_id: Mapped[str] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    url: Mapped[str] = mapped_column(String(2048))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 from functools import lru_cache
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator
 
 from grader.settings import GraderSettings
 
@@ -31,10 +31,11 @@ class AppSettings(GraderSettings):
     # another worker. Longer than any grading and any webhook backoff, so live work is never
     # handed out twice; a dead worker's work comes back sooner through its expired lease.
     broker_visibility_timeout_s: int = Field(default=3600, ge=60)
-    # A worker holds a lease on each submission it grades, renewed every third of this. A lease
-    # that lapses means the worker died: its submission goes back to the queue.
+    # A grader (a worker, or the embedded pool) holds a lease on each submission it grades,
+    # renewed every third of this. A lease that lapses means the grader died: its submission
+    # goes back to the queue (app.leases).
     worker_lease_s: float = Field(default=30.0, gt=0)
-    # How often the scale-out sweeper looks for unfinished work that nobody holds.
+    # How often the sweeper looks for unfinished work that nobody holds (app.sweeper).
     sweep_interval_s: float = Field(default=15.0, gt=0)
     # Where `autograder worker` serves its Prometheus metrics (grading latency, reports,
     # webhooks: they exist only in the process that grades). Port 0: no exporter.
@@ -86,25 +87,26 @@ class AppSettings(GraderSettings):
     lti_public_url: str | None = Field(default=None, pattern=r"^https?://[^\s/]+(/[^\s]*)?$")
     # How long the token that the exercise page gets from a launch stays good.
     lti_session_ttl_s: int = Field(default=4 * 3600, ge=60)
-    # Grade passback: posts per score at most, the first backoff (doubled, capped at the
-    # webhook cap) and how often the sender looks for graded submissions to post.
+    # Grade passback: posts per score at most, and the first backoff (doubled, capped at the
+    # webhook cap).
     lti_score_max_attempts: int = Field(default=8, ge=1, le=30)
     lti_score_backoff_s: float = Field(default=2.0, gt=0)
-    lti_score_poll_s: float = Field(default=1.0, gt=0)
+    # How often each API process looks for due webhook deliveries and score posts (app.outbox);
+    # a grading finished in this process wakes it at once.
+    outbox_poll_s: float = Field(default=1.0, gt=0)
 
     log_level: str = "INFO"
     # One JSON object per line (for log collectors); False: plain text for a terminal.
     log_json: bool = True
 
-    @model_validator(mode="after")
-    def _backoff_within_visibility(self) -> AppSettings:
-        # A webhook retry waits in the broker as a delayed message; past the visibility timeout
-        # Redis would hand it out again and again (Celery's documented caveat).
-        if self.broker_url and self.webhook_backoff_max_s >= self.broker_visibility_timeout_s:
+    @field_validator("broker_url")
+    @classmethod
+    def _redis_broker(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(("redis://", "rediss://")):
             raise ValueError(
-                "webhook_backoff_max_s must be shorter than broker_visibility_timeout_s"
+                "must be a Redis URL (redis://host:6379/0), or unset to grade in this process"
             )
-        return self
+        return url
 
     def sqlalchemy_url(self) -> str:
         if self.database_url:

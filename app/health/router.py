@@ -7,10 +7,10 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
-from app.deps import ServicesDep
+from app.api_process import ApiProcess
+from app.deps import ApiDep
 from app.dispatch import Check
 from app.metrics import CONTENT_TYPE
-from app.services import Services
 
 router = APIRouter(tags=["health"])
 
@@ -68,19 +68,19 @@ def healthz() -> Alive:
     summary="Ready to grade: database, broker, warm sandbox pool; which sandbox layers are active",
     responses={503: {"model": Readiness, "description": "Not ready (see the failing checks)."}},
 )
-async def readyz(services: ServicesDep) -> JSONResponse:
-    readiness = await run_in_threadpool(_readiness, services)
+async def readyz(api: ApiDep) -> JSONResponse:
+    readiness = await run_in_threadpool(_readiness, api)
     return JSONResponse(
         readiness.model_dump(), status_code=200 if readiness.status == "ready" else 503
     )
 
 
-def _readiness(services: Services) -> Readiness:
-    checks = [_database_check(services), *services.dispatcher.checks()]
+def _readiness(api: ApiProcess) -> Readiness:
+    checks = [_database_check(api), *api.dispatcher.checks()]
     try:
         layers = [
             LayerState(name=layer.name, active=layer.active, detail=layer.detail)
-            for layer in services.dispatcher.layers()
+            for layer in api.dispatcher.layers()
         ]
     except Exception as error:
         checks.append(Check("sandbox layers", False, f"{type(error).__name__}: {error}"))
@@ -93,12 +93,12 @@ def _readiness(services: Services) -> Readiness:
     )
 
 
-def _database_check(services: Services) -> Check:
+def _database_check(api: ApiProcess) -> Check:
     try:
-        services.database.ping()
+        api.database.ping()
     except Exception as error:
         return Check("database", False, f"{type(error).__name__}: {error}"[:300])
-    return Check("database", True, services.database.engine.dialect.name)
+    return Check("database", True, api.database.engine.dialect.name)
 
 
 @router.get(
@@ -107,6 +107,6 @@ def _database_check(services: Services) -> Check:
     response_class=Response,
     responses={200: {"content": {CONTENT_TYPE: {"example": "autograder_queue_depth 0.0\n"}}}},
 )
-async def metrics(services: ServicesDep) -> Response:
-    body = await run_in_threadpool(services.metrics.render)
+async def metrics(api: ApiDep) -> Response:
+    body = await run_in_threadpool(api.metrics.render)
     return Response(body, media_type=CONTENT_TYPE)

@@ -12,12 +12,12 @@ from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
+from app.api_process import ApiProcess
 from app.lti.keys import tool_key
 from app.lti.models import LtiPlatform
 from app.lti.pages import LaunchRefused
 from app.lti.registrations import to_registration
 from app.lti.sessions import DeepLinkContext, InvalidToken
-from app.services import Services
 from grader.errors import UnknownExerciseError
 
 SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
@@ -40,31 +40,31 @@ class Answer:
     jwt: str
 
 
-def picker(services: Services, platform: LtiPlatform, body: dict[str, Any]) -> Picker:
+def picker(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> Picker:
     settings = body.get(SETTINGS_CLAIM)
     if not isinstance(settings, dict) or not settings.get("deep_link_return_url"):
         raise LaunchRefused("Deep linking refused", "the request has no deep_link_return_url")
     context = DeepLinkContext(platform.id, str(body.get(DEPLOYMENT_CLAIM, "")), settings)
     return Picker(
-        [(exercise.spec.slug, exercise.spec.title) for exercise in services.catalog],
-        context.sign(services.settings),
+        [(exercise.spec.slug, exercise.spec.title) for exercise in api.catalog],
+        context.sign(api.settings),
     )
 
 
-def answer(services: Services, context_token: str, slug: str, launch_url: str) -> Answer:
+def answer(api: ApiProcess, context_token: str, slug: str, launch_url: str) -> Answer:
     """The signed response that adds exercise `slug` to the instructor's course."""
     try:
-        context = DeepLinkContext.verify(services.settings, context_token)
+        context = DeepLinkContext.verify(api.settings, context_token)
     except InvalidToken as error:
         raise LaunchRefused(
             "Deep linking refused",
             f"this choice is not valid any more ({error}); open the picker again from the LMS",
         ) from None
     try:
-        exercise = services.catalog.get(slug)
+        exercise = api.catalog.get(slug)
     except UnknownExerciseError:
         raise LaunchRefused("Unknown exercise", f"no exercise is called {slug!r}", 404) from None
-    with services.database.session() as session:
+    with api.database.session() as session:
         platform = session.get(LtiPlatform, context.platform_id)
     if platform is None:
         raise LaunchRefused("Deep linking refused", "this platform is not registered any more")
@@ -80,6 +80,6 @@ def answer(services: Services, context_token: str, slug: str, launch_url: str) -
             .set_resource_id(slug)
         )
     )
-    registration = to_registration(platform, tool_key(services.database))
+    registration = to_registration(platform, tool_key(api.database))
     deep_link = DeepLink(registration, context.deployment_id, context.settings)  # type: ignore[arg-type]
     return Answer(context.settings["deep_link_return_url"], deep_link.get_response_jwt([link]))

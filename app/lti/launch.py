@@ -23,6 +23,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.oidc_login import OIDCLogin
 
+from app.api_process import ApiProcess
 from app.lti import deep_linking
 from app.lti.adapters import (
     CookieJar,
@@ -37,7 +38,6 @@ from app.lti.models import LtiLaunch, LtiLogin, LtiPlatform
 from app.lti.pages import LaunchRefused
 from app.lti.registrations import DatabaseToolConf, find_platform
 from app.lti.sessions import LaunchSession
-from app.services import Services
 from grader.errors import UnknownExerciseError
 
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -77,11 +77,11 @@ class NewWindow:
     login_url: str
 
 
-def login(services: Services, request: LtiRequest, launch_url: str) -> Redirect:
+def login(api: ApiProcess, request: LtiRequest, launch_url: str) -> Redirect:
     """Answer the platform's login initiation with the redirect to its auth endpoint."""
-    conf = DatabaseToolConf(services.database, tool_key(services.database))
+    conf = DatabaseToolConf(api.database, tool_key(api.database))
     cookies = CookieJar(request)
-    oidc = _Login(request, conf, LoginStore(services.database, request), cookies)
+    oidc = _Login(request, conf, LoginStore(api.database, request), cookies)
     params = {name: request.get_param(name) for name in LOGIN_PARAMS if request.get_param(name)}
     try:
         location = oidc.pass_params_to_launch(dict(params)).redirect(launch_url)
@@ -94,7 +94,7 @@ def login(services: Services, request: LtiRequest, launch_url: str) -> Redirect:
 
 
 def launch(
-    services: Services, request: LtiRequest, login_url: str
+    api: ApiProcess, request: LtiRequest, login_url: str
 ) -> Redirect | deep_linking.Picker | NewWindow:
     """Validate a launch and say where it leads. `login_url` is where a login restarts."""
     state = request.get_param("state")
@@ -102,12 +102,12 @@ def launch(
         raise LaunchRefused("Launch refused", "the launch carries no id_token or no state")
     cookies = CookieJar(request)
     if cookies.get_cookie(state) != state:
-        return _without_state_cookie(services, state, login_url)
-    key = tool_key(services.database)
+        return _without_state_cookie(api, state, login_url)
+    key = tool_key(api.database)
     message = _Launch(
         request,
-        DatabaseToolConf(services.database, key),
-        LoginStore(services.database, request),
+        DatabaseToolConf(api.database, key),
+        LoginStore(api.database, request),
         cookies,
         requests_session=http_session(),
     )
@@ -116,14 +116,14 @@ def launch(
         body: dict[str, Any] = dict(message.get_launch_data())
     except LtiException as error:
         raise LaunchRefused("Launch refused", _reason(str(error)), 403) from None
-    with services.database.session() as session:
+    with api.database.session() as session:
         platform = find_platform(session, body["iss"], message.get_client_id())
     assert platform is not None  # validate() found this registration
     if message.is_deep_link_launch():
-        return deep_linking.picker(services, platform, body)
+        return deep_linking.picker(api, platform, body)
     if not message.is_resource_launch():
         raise LaunchRefused("Launch refused", "this tool answers resource links and deep linking")
-    return Redirect(_start_exercise(services, platform, body))
+    return Redirect(_start_exercise(api, platform, body))
 
 
 def _reason(error: str) -> str:
@@ -134,8 +134,8 @@ def _reason(error: str) -> str:
     return error
 
 
-def _without_state_cookie(services: Services, state: str, login_url: str) -> NewWindow:
-    with services.database.session() as session:
+def _without_state_cookie(api: ApiProcess, state: str, login_url: str) -> NewWindow:
+    with api.database.session() as session:
         row = session.get(LtiLogin, state)
         params = dict(row.login_params) if row is not None and row.used_at is None else None
     if params is None:
@@ -151,11 +151,11 @@ def student_id(platform: LtiPlatform, sub: str) -> str:
     return f"lti:{platform.id}:{sub}"
 
 
-def _start_exercise(services: Services, platform: LtiPlatform, body: dict[str, Any]) -> str:
+def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> str:
     custom = body.get(CUSTOM_CLAIM) or {}
     slug = str(custom.get("exercise", "")) if isinstance(custom, dict) else ""
     try:
-        services.catalog.get(slug)
+        api.catalog.get(slug)
     except UnknownExerciseError:
         raise LaunchRefused(
             "Unknown exercise",
@@ -177,8 +177,8 @@ def _start_exercise(services: Services, platform: LtiPlatform, body: dict[str, A
         lineitem_url=ags.get("lineitem"),
         ags_scopes=list(ags.get("scope", [])),
     )
-    with services.database.session() as session:
+    with api.database.session() as session:
         session.add(row)
-    token = LaunchSession(row.id, slug, student_id(platform, sub)).sign(services.settings)
+    token = LaunchSession(row.id, slug, student_id(platform, sub)).sign(api.settings)
     # In the fragment: browsers never send it to a server (no Referer, no access logs).
     return f"/exercises/{slug}#{urlencode({'lti_session': token})}"

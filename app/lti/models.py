@@ -4,12 +4,11 @@ and the score posts that carry grades back. Same metadata as app.models; migrati
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 
 from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.models import Base, JSONDocument, UTCDateTime, _enum, new_id, utcnow
+from app.models import Base, JSONDocument, OutboxMessage, UTCDateTime, new_id, utcnow
 
 
 class LtiPlatform(Base):
@@ -69,30 +68,12 @@ class LtiLaunch(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class ScorePostStatus(StrEnum):
-    WAITING = "waiting"  # the submission is not graded yet
-    PENDING = "pending"  # graded: to be posted
-    DELIVERED = "delivered"
-    SKIPPED = "skipped"  # the grader failed (an error report): nothing is held against anyone
-    FAILED = "failed"  # every attempt failed; kept for the operator to see
-
-
-class LtiScorePost(Base):
+class LtiScorePost(OutboxMessage, Base):
     """A launched student's submission and the post of its score to the line item."""
 
     __tablename__ = "lti_score_posts"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     submission_id: Mapped[str] = mapped_column(
         ForeignKey("submissions.id", ondelete="CASCADE"), unique=True
     )
     launch_id: Mapped[str] = mapped_column(ForeignKey("lti_launches.id", ondelete="CASCADE"))
-    status: Mapped[ScorePostStatus] = mapped_column(
-        _enum(ScorePostStatus), default=ScorePostStatus.WAITING, index=True
-    )
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    # When the sender may try next; also its claim on the post while it tries.
-    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    last_error: Mapped[str | None] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)

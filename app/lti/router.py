@@ -21,9 +21,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from app.api_process import ApiProcess
 from app.deps import (
+    ApiDep,
     Principal,
-    ServicesDep,
     SessionDep,
     SettingsDep,
     valid_new_submission,
@@ -44,7 +45,6 @@ from app.problems import (
     Unauthorized,
     responses,
 )
-from app.services import Services
 from app.settings import AppSettings
 from app.submissions import service as submissions
 from app.submissions.schemas import (
@@ -76,10 +76,10 @@ LtiRequestDep = Annotated[LtiRequest, Depends(_lti_request)]
 
 
 @router.api_route("/login", methods=["GET", "POST"], include_in_schema=False)
-async def login(request: Request, lti: LtiRequestDep, services: ServicesDep) -> Response:
+async def login(request: Request, lti: LtiRequestDep, api: ApiDep) -> Response:
     """The platform starts a launch here (OIDC third-party-initiated login)."""
-    launch_url = tool_url(request, services.settings, "/lti/launch")
-    redirect = await run_in_threadpool(launches.login, services, lti, launch_url)
+    launch_url = tool_url(request, api.settings, "/lti/launch")
+    redirect = await run_in_threadpool(launches.login, api, lti, launch_url)
     response = RedirectResponse(redirect.location, status_code=302)
     for cookie in redirect.cookies:
         # The launch is a cross-site POST from the LMS: only SameSite=None comes along with it.
@@ -96,14 +96,14 @@ async def login(request: Request, lti: LtiRequestDep, services: ServicesDep) -> 
 
 
 @router.post("/launch", include_in_schema=False)
-async def launch(request: Request, lti: LtiRequestDep, services: ServicesDep) -> Response:
+async def launch(request: Request, lti: LtiRequestDep, api: ApiDep) -> Response:
     """The platform posts the id_token here after the login."""
-    login_url = tool_url(request, services.settings, "/lti/login")
-    outcome = await run_in_threadpool(launches.launch, services, lti, login_url)
+    login_url = tool_url(request, api.settings, "/lti/login")
+    outcome = await run_in_threadpool(launches.launch, api, lti, login_url)
     if isinstance(outcome, launches.Redirect):
         return RedirectResponse(outcome.location, status_code=303)
     if isinstance(outcome, deep_linking.Picker):
-        action = tool_url(request, services.settings, "/lti/deep-link")
+        action = tool_url(request, api.settings, "/lti/deep-link")
         return exercise_picker(outcome.slugs_and_titles, action, outcome.context)
     return open_in_new_window(outcome.login_url)
 
@@ -111,13 +111,13 @@ async def launch(request: Request, lti: LtiRequestDep, services: ServicesDep) ->
 @router.post("/deep-link", include_in_schema=False)
 async def deep_link(
     request: Request,
-    services: ServicesDep,
+    api: ApiDep,
     context: Annotated[str, Form(max_length=16384)],
     exercise: Annotated[str, Form(max_length=100)],
 ) -> HTMLResponse:
     """The instructor's choice in the picker: answer the platform with the signed link."""
-    launch_url = tool_url(request, services.settings, "/lti/launch")
-    answer = await run_in_threadpool(deep_linking.answer, services, context, exercise, launch_url)
+    launch_url = tool_url(request, api.settings, "/lti/launch")
+    answer = await run_in_threadpool(deep_linking.answer, api, context, exercise, launch_url)
     return post_to_platform(answer.return_url, answer.jwt)
 
 
@@ -131,9 +131,9 @@ _JWKS_EXAMPLE = {
     summary="The tool's public keys (JWKS)",
     responses={200: {"content": {"application/json": {"example": _JWKS_EXAMPLE}}}},
 )
-async def jwks(services: ServicesDep) -> dict[str, Any]:
+async def jwks(api: ApiDep) -> dict[str, Any]:
     """The tool's public keys: platforms check the tool's signatures (deep linking, tokens)."""
-    key = await run_in_threadpool(tool_key, services.database)
+    key = await run_in_threadpool(tool_key, api.database)
     return key.jwks()
 
 
@@ -215,10 +215,10 @@ def launch_session(
 LaunchSessionDep = Annotated[LaunchSession, Depends(launch_session)]
 
 
-def _submit(services: Services, who: LaunchSession, body: SubmissionCreate) -> SubmissionAccepted:
+def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> SubmissionAccepted:
     principal = Principal(key_id=None, scope=f"lti:{who.launch_id}")
-    accepted = submissions.accept(services, principal, body, None)
-    with services.database.session() as session:
+    accepted = submissions.accept(api, principal, body, None)
+    with api.database.session() as session:
         passback.track(session, accepted.submission.id, who.launch_id)
     return SubmissionAccepted(id=accepted.submission.id, status=accepted.submission.status)
 
@@ -231,7 +231,7 @@ def _submit(services: Services, who: LaunchSession, body: SubmissionCreate) -> S
     responses=responses(Unauthorized, PayloadTooLarge, RateLimited, QueueFull),
 )
 async def submit(
-    body: LtiSubmissionCreate, who: LaunchSessionDep, services: ServicesDep
+    body: LtiSubmissionCreate, who: LaunchSessionDep, api: ApiDep
 ) -> SubmissionAccepted:
     """Submit as the launched student: the exercise and student come from the session token,
     and the grade goes to the launch's line item. Poll `GET /lti/submissions/{id}`."""
@@ -239,8 +239,8 @@ async def submit(
         new = SubmissionCreate(exercise=who.exercise, source=body.source, student_id=who.student_id)
     except ValidationError as error:  # the same checks as /v1/submissions, answered the same
         raise RequestValidationError(error.errors()) from None
-    valid_new_submission(new, services.catalog, services.settings)
-    return await run_in_threadpool(_submit, services, who, new)
+    valid_new_submission(new, api.catalog, api.settings)
+    return await run_in_threadpool(_submit, api, who, new)
 
 
 @router.get(

@@ -1,7 +1,7 @@
 """The Celery app of the scale-out path, and the delivery guarantees it is configured for.
 
-Celery is used as a transport only: a message carries a submission id (or a webhook delivery
-id), the work and its result live in the database, and there is no result backend.
+Celery is used as a transport only: a message carries a submission id, the work and its result
+live in the database, and there is no result backend.
 
 How a message survives a worker killed mid-grade (SIGKILL), with Redis as the broker:
 - `task_acks_late`: the message is acknowledged after the task returns, not when it starts.
@@ -17,9 +17,9 @@ How a message survives a worker killed mid-grade (SIGKILL), with Redis as the br
 - `worker_prefetch_multiplier = 1`: a worker reserves one message per grading thread, so a
   busy worker does not sit on work an idle one could take, and a killed worker strands only
   the messages it was running.
-- The visibility timeout (an hour by default) is far longer than any grading or webhook
-  backoff, so live work is never handed out twice; a killed worker's submissions come back long
-  before it through their expired leases (app.scaleout.tickets and the sweeper).
+- The visibility timeout (an hour by default) is far longer than any grading, so live work is
+  never handed out twice; a killed worker's submissions come back long before it through their
+  expired leases (app.leases and app.sweeper).
 """
 
 from __future__ import annotations
@@ -32,16 +32,10 @@ from celery import Celery
 from app.settings import AppSettings
 
 GRADE_TASK = "autograder.grade"
-DELIVER_TASK = "autograder.deliver_webhook"
 GRADING_QUEUE = "grading"
-WEBHOOK_QUEUE = "webhooks"
 
 # A publish or a command waits at most this long on a broker that stopped answering.
 _SOCKET_TIMEOUT_S = 5.0
-
-
-def is_redis_url(url: str) -> bool:
-    return url.startswith(("redis://", "rediss://"))
 
 
 def make_celery(settings: AppSettings) -> Celery:
@@ -69,7 +63,6 @@ def make_celery(settings: AppSettings) -> Celery:
         task_serializer="json",
         accept_content=["json"],
         task_default_queue=GRADING_QUEUE,
-        task_routes={DELIVER_TASK: {"queue": WEBHOOK_QUEUE}},
         # The service's own logging (JSON lines carrying the submission id) stays in charge.
         worker_hijack_root_logger=False,
         worker_redirect_stdouts=False,
@@ -79,7 +72,7 @@ def make_celery(settings: AppSettings) -> Celery:
 
 
 def redis_client(settings: AppSettings) -> redis.Redis:
-    """A client of the broker's Redis for this service's own keys (tickets, workers, limits)."""
+    """A client of the broker's Redis for this service's own keys (workers, limits, done)."""
     assert settings.broker_url is not None
     return redis.Redis.from_url(
         settings.broker_url,

@@ -4,79 +4,54 @@ stored submissions to `autograder worker` processes instead of grading them in t
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 
 import redis
-from sqlalchemy import func, select
+from celery import Celery
 
-from app.db import Database
 from app.dispatch import Check
-from app.models import Submission, SubmissionStatus
-from app.problems import QueueFull
-from app.scaleout.outbox import Outbox
+from app.leases import Leases
+from app.logs import bound_submission
+from app.scaleout.broker import GRADE_TASK, GRADING_QUEUE
 from app.scaleout.registry import WorkerRegistry
-from app.scaleout.sweeper import Sweeper
-from app.settings import AppSettings
 from grader.sandbox.interface import Layer
 
 log = logging.getLogger(__name__)
 
 
 class CeleryDispatcher:
-    """Sends each submission's id through the broker; the queue's depth, and so the capacity
-    that answers 503, is counted in the database, which every API replica shares."""
+    """Sends each submission's id through the broker, then answers for it (a `dispatched`
+    lease) as long as the broker's visibility timeout: by then the broker itself would hand an
+    unacknowledged message out again. A send that fails is logged, not raised: the submission
+    is stored, and the sweeper sends it again once its lease has expired."""
 
     def __init__(
         self,
         *,
-        settings: AppSettings,
-        database: Database,
+        celery: Celery,
         client: redis.Redis,
-        outbox: Outbox,
+        leases: Leases,
         registry: WorkerRegistry,
-        sweeper: Sweeper,
+        lease_s: float,
     ) -> None:
-        self._settings = settings
-        self._database = database
+        self._celery = celery
         self._client = client
-        self._outbox = outbox
+        self._leases = leases
         self._registry = registry
-        self._sweeper = sweeper
+        self._lease_s = lease_s
 
     def start(self) -> None:
-        self._sweeper.start()
+        """Nothing to start: the broker is connected on the first send."""
 
     def submit(self, submission_id: str) -> None:
-        depth = self.depth()  # this submission included: it is committed
-        if depth > self._settings.queue_capacity:
-            raise QueueFull(
-                f"{depth - 1} submissions are waiting or being graded; retry later",
-                self._settings.queue_retry_after_s,
-            )
-        self._outbox.grade(submission_id)
-
-    def resume(self, submission_ids: Sequence[str]) -> None:
-        # Only what nobody holds: the rest is in the broker or in a live worker's hands.
-        try:
-            resent = self._sweeper.recover(submission_ids)
-        except redis.RedisError:
-            # Start anyway (and say not ready): the sweeper resends them once Redis answers.
-            log.exception("could not look for unfinished work nobody holds")
-            return
-        if resent:
-            log.warning("resumed %d unfinished submissions nobody held", len(resent))
-
-    def depth(self) -> int:
-        with self._database.session() as session:
-            count: int = (
-                session.scalar(
-                    select(func.count())
-                    .select_from(Submission)
-                    .where(Submission.status != SubmissionStatus.DONE)
-                )
-                or 0
-            )
-        return count
+        with bound_submission(submission_id):
+            try:
+                self._celery.send_task(GRADE_TASK, args=[submission_id], queue=GRADING_QUEUE)
+            except Exception:
+                log.exception("the broker refused the submission; the sweeper will resend it")
+                return
+            # After the send: a lease without a message would hide a lost submission from the
+            # sweeper until it expired.
+            self._leases.dispatched(submission_id, self._lease_s)
 
     def checks(self) -> list[Check]:
         try:
@@ -100,4 +75,4 @@ class CeleryDispatcher:
         return workers[0].layers if workers else []
 
     def close(self) -> None:
-        self._sweeper.close()
+        """Nothing to stop: what was sent is in the broker."""

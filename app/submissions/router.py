@@ -9,10 +9,10 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from app.deps import (
+    ApiDep,
     IdempotencyKeyDep,
     NewSubmissionDep,
     PrincipalDep,
-    ServicesDep,
     SessionDep,
     SubmissionDep,
 )
@@ -67,7 +67,7 @@ router = APIRouter(prefix="/submissions", tags=["submissions"])
 async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
     body: NewSubmissionDep,
     principal: PrincipalDep,
-    services: ServicesDep,
+    api: ApiDep,
     response: Response,
     idempotency_key: IdempotencyKeyDep = None,
     wait: Annotated[
@@ -78,17 +78,17 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
     however often a request with the same Idempotency-Key is retried). Poll
     `GET /v1/submissions/{id}`, or pass `?wait=true`; a wait that outlasts
     AUTOGRADER_WAIT_TIMEOUT_S answers 202 with the state so far."""
-    accepted = await run_in_threadpool(service.accept, services, principal, body, idempotency_key)
+    accepted = await run_in_threadpool(service.accept, api, principal, body, idempotency_key)
     submission = accepted.submission
     location = f"/v1/submissions/{submission.id}"
     if wait and submission.status is not SubmissionStatus.DONE:
 
         async def is_done() -> bool:
-            row = await run_in_threadpool(service.load, services, submission.id)
+            row = await run_in_threadpool(service.load, api, submission.id)
             return row is None or row.status is SubmissionStatus.DONE
 
-        await services.completions.wait(submission.id, services.settings.wait_timeout_s, is_done)
-        submission = await run_in_threadpool(service.load_or, services, submission)
+        await api.completions.wait(submission.id, api.settings.wait_timeout_s, is_done)
+        submission = await run_in_threadpool(service.load_or, api, submission)
     if wait and submission.status is SubmissionStatus.DONE:
         return JSONResponse(
             SubmissionPublic.from_row(submission).model_dump(mode="json"),

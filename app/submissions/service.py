@@ -11,11 +11,11 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
+from app.api_process import ApiProcess
 from app.deps import Principal
 from app.logs import bound_submission
 from app.models import Submission
 from app.problems import IdempotencyKeyReused, QueueFull, RateLimited
-from app.services import Services
 from app.submissions.schemas import SubmissionCreate
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ def request_hash(body: SubmissionCreate) -> str:
 
 
 def accept(
-    services: Services,
+    api: ApiProcess,
     principal: Principal,
     body: SubmissionCreate,
     idempotency_key: str | None,
@@ -41,20 +41,16 @@ def accept(
     """Store the submission (committed) and hand it to the dispatcher.
 
     Order: replay of an Idempotency-Key first (a retry is answered even when limits would bite),
-    then rate limits (429), queue capacity (503), the insert, the hand-over. If the hand-over is
-    refused the stored row is withdrawn, so a 503 leaves nothing behind.
+    then rate limits (429), the insert, queue capacity (503), the hand-over. Capacity is
+    counted after the insert, in the database that every API replica shares, so concurrent
+    requests cannot overshoot it; a refused row is withdrawn, so a 503 leaves nothing behind.
     """
     digest = request_hash(body)
     if idempotency_key is not None:
-        earlier = _replay(services, principal, idempotency_key, digest)
+        earlier = _replay(api, principal, idempotency_key, digest)
         if earlier is not None:
             return Accepted(earlier, replayed=True)
-    _check_rate_limits(services, principal, body)
-    dispatcher = services.dispatcher
-    if dispatcher.depth() >= services.settings.queue_capacity:
-        raise QueueFull(
-            "the grading queue is full; retry later", services.settings.queue_retry_after_s
-        )
+    _check_rate_limits(api, principal, body)
     row = Submission(
         exercise=body.exercise,
         source=body.source,
@@ -66,29 +62,38 @@ def accept(
         request_hash=digest,
     )
     try:
-        with services.database.session() as session:
+        with api.database.session() as session:
             session.add(row)
     except IntegrityError:  # a concurrent request with the same key stored it first
         if idempotency_key is None:
             raise
-        earlier = _replay(services, principal, idempotency_key, digest)
+        earlier = _replay(api, principal, idempotency_key, digest)
         if earlier is None:
             raise
         return Accepted(earlier, replayed=True)
     with bound_submission(row.id):
         log.info("accepted for %s", row.exercise, extra={"student_id": row.student_id})
-        try:
-            dispatcher.submit(row.id)
-        except QueueFull:
-            with services.database.session() as session:
-                session.execute(delete(Submission).where(Submission.id == row.id))
-            log.info("withdrawn: the queue filled up")
-            raise
+        _within_capacity(api, row.id)
+        api.dispatcher.submit(row.id)
     return Accepted(row, replayed=False)
 
 
-def _replay(services: Services, principal: Principal, key: str, digest: str) -> Submission | None:
-    with services.database.session() as session:
+def _within_capacity(api: ApiProcess, submission_id: str) -> None:
+    """The one place queue capacity is checked: past it the stored row is withdrawn (503)."""
+    depth = api.leases.unfinished()  # this submission included: it is committed
+    if depth <= api.settings.queue_capacity:
+        return
+    with api.database.session() as session:
+        session.execute(delete(Submission).where(Submission.id == submission_id))
+    log.info("withdrawn: the queue is full")
+    raise QueueFull(
+        f"{depth - 1} submissions are waiting or being graded; retry later",
+        api.settings.queue_retry_after_s,
+    )
+
+
+def _replay(api: ApiProcess, principal: Principal, key: str, digest: str) -> Submission | None:
+    with api.database.session() as session:
         earlier = session.scalars(
             select(Submission).where(
                 Submission.idempotency_scope == principal.scope,
@@ -102,30 +107,30 @@ def _replay(services: Services, principal: Principal, key: str, digest: str) -> 
     return earlier
 
 
-def _check_rate_limits(services: Services, principal: Principal, body: SubmissionCreate) -> None:
-    wait = services.key_limiter.acquire(principal.scope)
+def _check_rate_limits(api: ApiProcess, principal: Principal, body: SubmissionCreate) -> None:
+    wait = api.key_limiter.acquire(principal.scope)
     if wait is not None:
         raise RateLimited(
-            f"this client may submit {services.key_limiter.per_minute} times a minute", wait
+            f"this client may submit {api.key_limiter.per_minute} times a minute", wait
         )
     if body.student_id is not None:
-        wait = services.student_limiter.acquire(f"{principal.scope}|{body.student_id}")
+        wait = api.student_limiter.acquire(f"{principal.scope}|{body.student_id}")
         if wait is not None:
             raise RateLimited(
                 f"student {body.student_id!r} may submit "
-                f"{services.student_limiter.per_minute} times a minute",
+                f"{api.student_limiter.per_minute} times a minute",
                 wait,
             )
 
 
-def load(services: Services, submission_id: str) -> Submission | None:
-    with services.database.session() as session:
+def load(api: ApiProcess, submission_id: str) -> Submission | None:
+    with api.database.session() as session:
         return session.get(Submission, submission_id)
 
 
-def load_or(services: Services, submission: Submission) -> Submission:
+def load_or(api: ApiProcess, submission: Submission) -> Submission:
     """The submission as stored now (the given one if it has gone since)."""
-    return load(services, submission.id) or submission
+    return load(api, submission.id) or submission
 
 
 def history(

@@ -129,6 +129,7 @@ def make_settings(tmp_path: Path) -> SettingsFactory:
             "secret": "test-secret",
             "log_json": False,
             "shutdown_grace_s": 5.0,
+            "outbox_poll_s": 0.05,
             **overrides,
         }
         return AppSettings(**values)

@@ -9,8 +9,8 @@ from app.keys import create_key
 
 
 def new_key(client: TestClient) -> str:
-    services = client.app.state.services  # type: ignore[attr-defined]
-    with services.database.session() as session:
+    api = client.app.state.api  # type: ignore[attr-defined]
+    with api.database.session() as session:
         _, key = create_key(session, "test")
     return key
 

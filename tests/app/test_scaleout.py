@@ -1,6 +1,8 @@
 """The parts of the scale-out path, each against the real Redis and PostgreSQL but without a
-worker process: what the API sends, tickets and leases, the sweeper, the grade task, and rate
-limits shared by API replicas. (tests/app/test_worker_scaleout.py runs the whole thing.)"""
+worker process: what the API sends and the lease it takes, the grade task, settings refused at
+start, and rate limits shared by API replicas. (tests/app/test_worker_scaleout.py runs the
+whole thing; leases and the sweeper, the same on both paths, are tested in test_leases and
+test_sweeper.)"""
 
 from __future__ import annotations
 
@@ -11,32 +13,23 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-import httpx
 import pytest
 import redis
 from app_support import CORRECT, SEED, ClientFactory, SettingsFactory
 from celery import Celery
+from pydantic import ValidationError
 from scaleout_support import RedisNamespace, redis_namespace
 from sqlalchemy import delete, select
 
 from app.cli import main
 from app.db import Database
-from app.grading import GradingContext, grade_submission
-from app.models import (
-    DeliveryStatus,
-    Submission,
-    SubmissionStatus,
-    WebhookDelivery,
-    utcnow,
-)
+from app.grading import GradingContext
+from app.leases import DISPATCHED
+from app.models import Submission, SubmissionStatus, WebhookDelivery, utcnow
 from app.scaleout.broker import GRADE_TASK, GRADING_QUEUE, make_celery
 from app.scaleout.notify import DoneListener, DonePublisher
-from app.scaleout.outbox import Outbox
 from app.scaleout.ratelimit import RedisRateLimiter
-from app.scaleout.sweeper import Sweeper
-from app.scaleout.tasks import Held, register_tasks
-from app.scaleout.tickets import QUEUED, Tickets
-from app.services import ConfigurationError, build_services
+from app.scaleout.worker import register_grade_task
 from app.settings import AppSettings, get_settings
 from grader.runner import Grader
 
@@ -88,10 +81,6 @@ def scaled(make_settings: SettingsFactory, ns: RedisNamespace, module_postgres_u
     return make
 
 
-def tickets_of(settings: AppSettings, ns: RedisNamespace) -> Tickets:
-    return Tickets.for_settings(ns.client, settings)
-
-
 def store(database: Database, **values: Any) -> str:
     with database.session() as session:
         row = Submission(exercise=SEED, source=CORRECT, **values)
@@ -124,7 +113,7 @@ def sent_ids(ns: RedisNamespace) -> list[str]:
 # --- the API sends, and counts its queue in the database
 
 
-def test_the_api_sends_only_the_stored_id_and_issues_its_ticket(
+def test_the_api_sends_only_the_stored_id_and_answers_for_it_until_the_broker_would(
     make_client: ClientFactory, scaled: Any, ns: RedisNamespace, database: Database
 ) -> None:
     settings = scaled(queue_capacity=2)
@@ -134,8 +123,13 @@ def test_the_api_sends_only_the_stored_id_and_issues_its_ticket(
         for _ in range(2)
     ]
     assert sent_ids(ns) == ids
-    assert [ns.client.get(f"{ns.prefix}ticket:{i}") for i in ids] == [QUEUED.encode()] * 2
-    assert [row(database, i).status for i in ids] == [SubmissionStatus.QUEUED] * 2
+    rows = [row(database, i) for i in ids]
+    assert [r.status for r in rows] == [SubmissionStatus.QUEUED] * 2
+    assert [r.lease_holder for r in rows] == [DISPATCHED] * 2
+    visibility = timedelta(seconds=settings.broker_visibility_timeout_s)
+    for r in rows:
+        assert r.lease_expires_at is not None
+        assert r.lease_expires_at > utcnow() + visibility - timedelta(minutes=1)
 
     full = client.post("/v1/submissions", json={"exercise": SEED, "source": CORRECT})
     assert full.status_code == 503
@@ -165,9 +159,19 @@ def test_a_broker_that_cannot_be_reached_keeps_the_submission_for_the_sweeper(
     assert row(database, left).status is SubmissionStatus.QUEUED
 
 
-def test_a_broker_url_other_than_redis_is_refused(scaled: Any) -> None:
-    with pytest.raises(ConfigurationError, match="Redis URL"):
-        build_services(scaled(broker_url="amqp://127.0.0.1//"))
+def test_a_broker_url_other_than_redis_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(ValidationError, match="Redis URL"):
+        AppSettings(broker_url="amqp://127.0.0.1//")
+    monkeypatch.setenv("AUTOGRADER_BROKER_URL", "amqp://127.0.0.1//")
+    get_settings.cache_clear()
+    try:
+        assert main(["serve"]) == 2
+    finally:
+        get_settings.cache_clear()
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("autograder: AUTOGRADER_BROKER_URL: must be a Redis URL")
 
 
 def test_a_worker_without_a_broker_is_a_usage_error(
@@ -182,121 +186,6 @@ def test_a_worker_without_a_broker_is_a_usage_error(
     assert "AUTOGRADER_BROKER_URL" in capsys.readouterr().err
 
 
-# --- tickets and leases
-
-
-def test_a_live_lease_is_exclusive_and_lapses_when_not_renewed(
-    scaled: Any, ns: RedisNamespace
-) -> None:
-    tickets = tickets_of(scaled(), ns)
-    one, two = Tickets.holder("one"), Tickets.holder("two")
-    tickets.issue("s1")
-    assert tickets.unheld(["s1", "s2"]) == {"s2"}
-    assert tickets.hold("s1", one)
-    assert not tickets.hold("s1", two)
-    tickets.issue("s1")  # a copy sent meanwhile does not take a live worker's lease away
-    assert ns.client.get(tickets.key("s1")) == one.encode()
-    tickets.release("s1", two)  # only its holder releases it
-    assert tickets.unheld(["s1"]) == set()
-    time.sleep(LEASE_S * 1.5)
-    assert tickets.unheld(["s1"]) == {"s1"}  # the holder died: nobody answers for it
-    assert tickets.hold("s1", two)
-    tickets.release("s1", two)
-    assert tickets.unheld(["s1"]) == {"s1"}
-
-
-# --- the sweeper
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.submissions: list[str] = []
-        self.deliveries: list[int] = []
-
-
-def sweeper_for(
-    settings: AppSettings, database: Database, ns: RedisNamespace
-) -> tuple[Sweeper, Recorder]:
-    recorder = Recorder()
-    sweeper = Sweeper(
-        settings=settings,
-        database=database,
-        client=ns.client,
-        tickets=tickets_of(settings, ns),
-        dispatch=recorder.submissions.append,
-        deliver=recorder.deliveries.append,
-    )
-    return sweeper, recorder
-
-
-def test_the_sweeper_resends_what_nobody_holds_and_leaves_the_rest(
-    scaled: Any, ns: RedisNamespace, database: Database
-) -> None:
-    settings = scaled(running_stale_after_s=600, sweep_interval_s=60)
-    tickets = tickets_of(settings, ns)
-    long_ago, now = utcnow() - timedelta(minutes=1), utcnow()
-    dead = store(
-        database, status=SubmissionStatus.RUNNING, attempts=1, started_at=long_ago,
-        created_at=long_ago,
-    )  # fmt: skip
-    lost = store(database, created_at=long_ago)  # queued, its message never sent
-    live = store(
-        database, status=SubmissionStatus.RUNNING, attempts=1, started_at=long_ago,
-        created_at=long_ago,
-    )  # fmt: skip
-    tickets.hold(live, Tickets.holder("alive"))
-    waiting = store(database, created_at=long_ago)
-    tickets.issue(waiting)
-    young = store(database, created_at=now)  # its ticket may be on its way
-    wedged = store(
-        database, status=SubmissionStatus.RUNNING, attempts=1,
-        started_at=utcnow() - timedelta(hours=1), created_at=long_ago,
-    )  # fmt: skip
-    tickets.hold(wedged, Tickets.holder("wedged"))
-    done = store(database, status=SubmissionStatus.DONE, created_at=long_ago)
-
-    sweeper, sent = sweeper_for(settings, database, ns)
-    assert sorted(sweeper.sweep()) == sorted([dead, lost, wedged])
-    assert sorted(sent.submissions) == sorted([dead, lost, wedged])
-    dead_row = row(database, dead)
-    assert (dead_row.status, dead_row.attempts) == (SubmissionStatus.QUEUED, 1)
-    assert row(database, wedged).status is SubmissionStatus.RUNNING  # claimable as it is
-    assert row(database, live).status is SubmissionStatus.RUNNING
-    assert {row(database, i).status for i in (lost, waiting, young)} == {SubmissionStatus.QUEUED}
-    assert row(database, done).status is SubmissionStatus.DONE
-
-    other, other_sent = sweeper_for(settings, database, ns)
-    assert other.sweep() == []  # one sweep a period across the deployment
-    assert other_sent.submissions == []
-
-
-def test_the_sweeper_resends_a_webhook_delivery_stuck_pending_once(
-    scaled: Any, ns: RedisNamespace, database: Database
-) -> None:
-    settings = scaled(webhook_backoff_max_s=10, webhook_timeout_s=1, sweep_interval_s=1)
-    submission_id = store(database, status=SubmissionStatus.DONE)
-    with database.session() as session:
-        stuck = WebhookDelivery(
-            submission_id=submission_id,
-            url="http://127.0.0.1:9/hook",
-            updated_at=utcnow() - timedelta(minutes=5),
-        )
-        recent = WebhookDelivery(submission_id=submission_id, url="http://127.0.0.1:9/hook")
-        delivered = WebhookDelivery(
-            submission_id=submission_id,
-            url="http://127.0.0.1:9/hook",
-            status=DeliveryStatus.DELIVERED,
-            updated_at=utcnow() - timedelta(minutes=5),
-        )
-        session.add_all([stuck, recent, delivered])
-        session.flush()
-        stuck_id = stuck.id
-    sweeper, sent = sweeper_for(settings, database, ns)
-    sweeper.recover()
-    sweeper.recover()
-    assert sent.deliveries == [stuck_id]
-
-
 # --- the grade task
 
 
@@ -307,53 +196,43 @@ def celery_app(scaled: Any) -> Iterator[Celery]:
     app.close()
 
 
-def context_for(settings: AppSettings, database: Database, grader: Grader) -> GradingContext:
-    class NoWebhooks:
-        def enqueue(self, delivery_id: int) -> None:
-            raise AssertionError("no callback_url, no delivery")
-
-    return GradingContext(
-        settings=settings, database=database, grader=grader, webhooks=NoWebhooks()
-    )
-
-
-def test_the_grade_task_grades_under_its_lease_and_releases_it(
-    scaled: Any, ns: RedisNamespace, database: Database, grader: Grader, celery_app: Celery
+def test_the_grade_task_grades_under_its_lease_and_drops_it(
+    scaled: Any, database: Database, grader: Grader, celery_app: Celery
 ) -> None:
-    settings = scaled()
-    tickets = tickets_of(settings, ns)
-    seen: list[bool] = []
+    context = GradingContext(
+        settings=scaled(), database=database, grader=grader, holder="worker-here"
+    )
+    seen: list[str | None] = []
+    real_grade = grader.grade
 
-    def job(submission_id: str, context: GradingContext) -> None:
-        seen.append(tickets.unheld([submission_id]) == set())
-        grade_submission(submission_id, context)
+    def grade(exercise: str, source: str) -> Any:
+        with database.session() as session:
+            seen.append(session.scalar(select(Submission.lease_holder)))
+        return real_grade(exercise, source)
 
-    with httpx.Client() as http:
-        register_tasks(
-            celery_app,
-            context=context_for(settings, database, grader),
-            tickets=tickets,
-            holder=Tickets.holder("here"),
-            held=Held(),
-            outbox=Outbox(celery_app, tickets),
-            client=http,
-            job=job,
-        )
-        submission_id = store(database)
-        tickets.issue(submission_id)
+    register_grade_task(celery_app, context)
+    submission_id = store(database)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grader, "grade", grade)
         celery_app.tasks[GRADE_TASK](submission_id)
-        assert seen == [True]
-        graded = row(database, submission_id)
-        assert graded.status is SubmissionStatus.DONE
-        assert graded.report is not None and graded.report["status"] == "passed"
-        assert tickets.unheld([submission_id]) == {submission_id}
+    assert seen == ["worker-here"]
+    graded = row(database, submission_id)
+    assert graded.status is SubmissionStatus.DONE
+    assert graded.report is not None and graded.report["status"] == "passed"
+    assert (graded.lease_holder, graded.lease_expires_at) == (None, None)
 
-        # A copy of the message while a live worker grades it is dropped.
-        other = store(database)
-        tickets.hold(other, Tickets.holder("elsewhere"))
-        celery_app.tasks[GRADE_TASK](other)
-        assert seen == [True]
-        assert row(database, other).status is SubmissionStatus.QUEUED
+    # A copy of the message while a live worker grades it is dropped.
+    other = store(
+        database,
+        status=SubmissionStatus.RUNNING,
+        attempts=1,
+        started_at=utcnow(),
+        lease_holder="worker-elsewhere",
+        lease_expires_at=utcnow() + timedelta(minutes=1),
+    )
+    celery_app.tasks[GRADE_TASK](other)
+    assert seen == ["worker-here"]
+    assert row(database, other).attempts == 1
 
 
 # --- rate limits shared by API replicas
@@ -417,9 +296,3 @@ def test_a_worker_announcement_wakes_the_api(ns: RedisNamespace) -> None:
         assert woken[:1] == ["s1"]
     finally:
         listener.close()
-
-
-def test_a_webhook_backoff_must_fit_in_the_brokers_visibility_timeout(scaled: Any) -> None:
-    with pytest.raises(ValueError, match="visibility"):
-        scaled(webhook_backoff_max_s=600, broker_visibility_timeout_s=600)
-    assert scaled(broker_url=None, webhook_backoff_max_s=600, broker_visibility_timeout_s=600)

@@ -30,8 +30,8 @@ def test_readyz_is_503_when_the_database_does_not_answer(
     def unreachable() -> None:
         raise OperationalError("SELECT 1", {}, ConnectionRefusedError("connection refused"))
 
-    services = client.app.state.services  # type: ignore[attr-defined]
-    monkeypatch.setattr(services.database, "ping", unreachable)
+    api = client.app.state.api  # type: ignore[attr-defined]
+    monkeypatch.setattr(api.database, "ping", unreachable)
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["status"] == "not_ready"

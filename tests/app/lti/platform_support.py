@@ -229,8 +229,8 @@ def serve_platform(tool_jwks: dict[str, Any]) -> Iterator[Platform]:
 
 def register(tool: TestClient, platform: Platform) -> None:
     """What `autograder lti add-platform` stores, straight into the tool's database."""
-    services = tool.app.state.services  # type: ignore[attr-defined]
-    with services.database.session() as session:
+    api = tool.app.state.api  # type: ignore[attr-defined]
+    with api.database.session() as session:
         add_platform(
             session,
             ISSUER,

@@ -22,8 +22,9 @@ from platform_support import (
 )
 from sqlalchemy import select
 
-from app.lti.models import LtiScorePost, ScorePostStatus
+from app.lti.models import LtiScorePost
 from app.main import create_app
+from app.models import OutboxStatus
 from grader.runner import Grader
 
 pytestmark = pytest.mark.slow  # two servers and real HTTP between them
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.slow  # two servers and real HTTP between them
 
 @pytest.fixture
 def tool(make_settings: SettingsFactory, grader: Grader) -> Iterator[TestClient]:
-    settings = make_settings(lti_score_poll_s=0.05, lti_score_backoff_s=0.05)
+    settings = make_settings(outbox_poll_s=0.05, lti_score_backoff_s=0.05)
     # https: the state cookie is Secure (SameSite=None), so a browser sends it only there.
     with TestClient(create_app(settings, grader=grader), base_url="https://testserver") as client:
         yield client
@@ -56,8 +57,8 @@ def launch_student(tool: TestClient, platform: Platform) -> str:
 
 
 def score_posts(tool: TestClient) -> list[LtiScorePost]:
-    services = tool.app.state.services  # type: ignore[attr-defined]
-    with services.database.session() as session:
+    api = tool.app.state.api  # type: ignore[attr-defined]
+    with api.database.session() as session:
         return list(session.scalars(select(LtiScorePost)))
 
 
@@ -78,7 +79,7 @@ def test_a_launched_students_grade_lands_in_the_platforms_gradebook(
     assert score["gradingProgress"] == "FullyGraded"
     assert "passed" in score["comment"]
     assert platform.refusals == []
-    wait_until(lambda: score_posts(tool)[0].status is ScorePostStatus.DELIVERED)
+    wait_until(lambda: score_posts(tool)[0].status is OutboxStatus.DELIVERED)
     # The submission is the LTI user's, and that user (only) can read it back.
     mine = tool.get(
         f"/lti/submissions/{accepted.json()['id']}", headers={"Authorization": f"Bearer {token}"}

@@ -1,0 +1,33 @@
+"""What one API process holds, as its request handlers see it (built by app.assembly)."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+
+from app.completions import Completions
+from app.db import Database
+from app.dispatch import Dispatcher
+from app.leases import Leases
+from app.metrics import Metrics
+from app.ratelimit import Limiter
+from app.settings import AppSettings
+from grader.catalog import Catalog
+
+
+@dataclass
+class ApiProcess:
+    settings: AppSettings
+    database: Database
+    catalog: Catalog
+    leases: Leases
+    dispatcher: Dispatcher
+    completions: Completions
+    metrics: Metrics
+    key_limiter: Limiter
+    student_limiter: Limiter
+    # Everything started for it, closed last-started-first.
+    resources: ExitStack = field(default_factory=ExitStack)
+
+    def close(self) -> None:
+        self.resources.close()

@@ -1,0 +1,298 @@
+"""How a process is put together from its settings: `build_api` and `build_worker`.
+
+Each owns what it starts in an ExitStack and closes it last-started-first. The catalog is read
+once per process and, where the process grades, the grader is loaded and warmed once
+(`load_grader`, app.grading.warm_up).
+
+    an API process                            a worker (scale-out)
+    database, metrics, waiters, outbox        database, metrics exporter, grader (warm before
+                                                the first message), grade task
+    embedded: grader, EmbeddedDispatcher,     heartbeat: its leases and its registry entry
+      heartbeat; what the last run left
+      unfinished is dispatched at start
+    scale-out: CeleryDispatcher, rate
+      limits in Redis, done listener
+    sweeper                                   sweeper
+
+The integrations that follow a report (webhooks, LTI grade passback) are wired here, as hooks
+of the grading job and channels of the outbox: app.grading knows none of them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Protocol
+
+import httpx
+import redis
+from celery import Celery
+
+from app.api_process import ApiProcess
+from app.completions import Completions
+from app.db import Database
+from app.dispatch import Dispatcher, EmbeddedDispatcher
+from app.grading import GradingContext, OnGraded, warm_up
+from app.leases import Held, Leases, process_name
+from app.lti.passback import mark_graded, score_channel
+from app.metrics import Metrics
+from app.outbox import OutboxSender
+from app.periodic import Periodic
+from app.ratelimit import Limiter, RateLimiter
+from app.scaleout.broker import make_celery, redis_client
+from app.scaleout.dispatcher import CeleryDispatcher
+from app.scaleout.notify import DoneListener, DonePublisher
+from app.scaleout.ratelimit import RedisRateLimiter
+from app.scaleout.registry import WorkerInfo, WorkerRegistry
+from app.scaleout.worker import consume, register_grade_task, serve_metrics
+from app.settings import AppSettings
+from app.sweeper import Sweeper
+from app.webhooks import record_delivery, webhook_channel
+from grader.catalog import Catalog
+from grader.runner import Grader
+from grader.sandbox.process import ForkServerSandbox
+
+log = logging.getLogger(__name__)
+
+# What follows a stored report, recorded in its transaction (app.outbox sends it).
+ON_GRADED: tuple[OnGraded, ...] = (record_delivery, mark_graded)
+
+
+def load_grader(settings: AppSettings, stack: ExitStack) -> Grader:
+    """The catalog and a Grader over the real sandbox: warm forked processes, one per slot,
+    preloading what the exercises allow."""
+    catalog = Catalog.from_folder(settings.exercises_dir)
+    sandbox = ForkServerSandbox(slots=settings.sandbox_slots, preload=catalog.allowed_imports())
+    stack.callback(sandbox.close)
+    return Grader(catalog, sandbox, settings.hidden_test_secret())
+
+
+def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProcess:
+    """Connect and migrate the database, start the outbox and the dispatcher, resume unfinished
+    work, start the sweeper. `grader` (tests) replaces the one this would load; with a broker
+    it only lends its catalog, since the workers grade."""
+    with ExitStack() as stack:
+        database = _database(settings, stack)
+        leases = Leases(database, settings)
+        metrics = Metrics()
+        metrics.track_submissions(database)
+        metrics.track_queue(leases.unfinished)
+        completions = Completions()
+        outbox = _outbox(settings, database, metrics, stack)
+
+        def on_done(submission_id: str) -> None:
+            completions.notify(submission_id)
+            outbox.wake()
+
+        if settings.broker_url:
+            path = _scale_out_api(settings, leases, on_done, stack)
+            catalog = grader.catalog if grader else Catalog.from_folder(settings.exercises_dir)
+        else:
+            grader = grader or load_grader(settings, stack)
+            path = _embedded_api(
+                settings,
+                database=database,
+                leases=leases,
+                grader=grader,
+                metrics=metrics,
+                on_done=on_done,
+                stack=stack,
+            )
+            catalog = grader.catalog
+        _sweeper(settings, leases, path.dispatcher, stack)
+        api = ApiProcess(
+            settings=settings,
+            database=database,
+            catalog=catalog,
+            leases=leases,
+            dispatcher=path.dispatcher,
+            completions=completions,
+            metrics=metrics,
+            key_limiter=path.key_limiter,
+            student_limiter=path.student_limiter,
+            resources=stack.pop_all(),
+        )
+    return api
+
+
+@dataclass(frozen=True)
+class _Path:
+    """What differs between the embedded and the scale-out API."""
+
+    dispatcher: Dispatcher
+    key_limiter: Limiter
+    student_limiter: Limiter
+
+
+def _embedded_api(
+    settings: AppSettings,
+    *,
+    database: Database,
+    leases: Leases,
+    grader: Grader,
+    metrics: Metrics,
+    on_done: Callable[[str], None],
+    stack: ExitStack,
+) -> _Path:
+    holder, held = process_name(), Held()
+    context = GradingContext(
+        settings=settings,
+        database=database,
+        grader=grader,
+        holder=holder,
+        held=held,
+        on_graded=ON_GRADED,
+        metrics=metrics,
+        on_done=on_done,
+    )
+    renew = Periodic("heartbeat", _beat_s(settings), lambda: leases.renew(held.snapshot(), holder))
+    _start(renew, stack)
+    dispatcher = EmbeddedDispatcher(context)
+    dispatcher.start()
+    stack.callback(dispatcher.close)  # first of all: gradings in flight finish
+    # This process is the only grader of its database: what the last one held died with it.
+    unfinished = leases.release_all()
+    if unfinished:
+        log.warning("resuming %d unfinished submissions from the last run", len(unfinished))
+    for submission_id in unfinished:
+        dispatcher.submit(submission_id)
+    return _Path(
+        dispatcher,
+        RateLimiter(settings.rate_limit_per_key),
+        RateLimiter(settings.rate_limit_per_student),
+    )
+
+
+def _scale_out_api(
+    settings: AppSettings, leases: Leases, on_done: Callable[[str], None], stack: ExitStack
+) -> _Path:
+    client = _redis(settings, stack)
+    _start(DoneListener(client, settings.redis_prefix, on_done), stack)
+    prefix = settings.redis_prefix
+    return _Path(
+        _celery_dispatcher(settings, leases, client, _celery(settings, stack)),
+        RedisRateLimiter(client, prefix, "key", settings.rate_limit_per_key),
+        RedisRateLimiter(client, prefix, "student", settings.rate_limit_per_student),
+    )
+
+
+@dataclass
+class WorkerProcess:
+    settings: AppSettings
+    celery: Celery
+    name: str
+    resources: ExitStack
+
+    def run(self) -> int:
+        """Consume until Celery's shutdown, then close everything; returns the exit code."""
+        with self.resources:
+            return consume(self.settings, self.celery, self.name)
+
+
+def build_worker(settings: AppSettings, *, name: str | None = None) -> WorkerProcess:
+    """Migrate the database, load and warm the grader, register the grade task, start the
+    heartbeat and the sweeper; `WorkerProcess.run` then consumes until Celery's shutdown."""
+    name = name or process_name()
+    with ExitStack() as stack:
+        database = _database(settings, stack)
+        grader = load_grader(settings, stack)
+        warm_up(grader)
+        metrics = Metrics()
+        serve_metrics(settings, metrics, stack)
+        client = _redis(settings, stack)
+        celery = _celery(settings, stack)
+        leases, held = Leases(database, settings), Held()
+        context = GradingContext(
+            settings=settings,
+            database=database,
+            grader=grader,
+            holder=name,
+            held=held,
+            on_graded=ON_GRADED,
+            metrics=metrics,
+            on_done=DonePublisher(client, settings.redis_prefix),
+        )
+        register_grade_task(celery, context)
+        registry = _registry(settings, client)
+        info = WorkerInfo(name=name, slots=settings.sandbox_slots, layers=grader.sandbox.layers())
+
+        def beat() -> None:
+            leases.renew(held.snapshot(), name)
+            registry.announce(info)
+
+        stack.callback(registry.withdraw, name)
+        _start(Periodic("heartbeat", _beat_s(settings), beat), stack)
+        _sweeper(settings, leases, _celery_dispatcher(settings, leases, client, celery), stack)
+        log.info("worker %s ready: %d slots", name, settings.sandbox_slots)
+        worker = WorkerProcess(settings, celery, name, stack.pop_all())
+    return worker
+
+
+class _Background(Protocol):
+    def start(self) -> None: ...
+    def close(self) -> None: ...
+
+
+def _start(thing: _Background, stack: ExitStack) -> None:
+    thing.start()
+    stack.callback(thing.close)
+
+
+def _beat_s(settings: AppSettings) -> float:
+    return settings.worker_lease_s / 3  # a lease survives two lost beats
+
+
+def _database(settings: AppSettings, stack: ExitStack) -> Database:
+    database = Database.from_url(settings.sqlalchemy_url())
+    stack.callback(database.close)
+    database.migrate()
+    return database
+
+
+def _outbox(
+    settings: AppSettings, database: Database, metrics: Metrics, stack: ExitStack
+) -> OutboxSender:
+    http = stack.enter_context(httpx.Client())
+    channels = [
+        webhook_channel(database, settings, http, metrics),
+        score_channel(database, settings),
+    ]
+    outbox = OutboxSender(database, channels, poll_s=settings.outbox_poll_s)
+    _start(outbox, stack)
+    return outbox
+
+
+def _sweeper(
+    settings: AppSettings, leases: Leases, dispatcher: Dispatcher, stack: ExitStack
+) -> None:
+    _start(Sweeper(leases, dispatcher.submit, period_s=settings.sweep_interval_s), stack)
+
+
+def _redis(settings: AppSettings, stack: ExitStack) -> redis.Redis:
+    client = redis_client(settings)
+    stack.callback(client.close)
+    return client
+
+
+def _celery(settings: AppSettings, stack: ExitStack) -> Celery:
+    celery = make_celery(settings)
+    stack.callback(celery.close)
+    return celery
+
+
+def _celery_dispatcher(
+    settings: AppSettings, leases: Leases, client: redis.Redis, celery: Celery
+) -> CeleryDispatcher:
+    return CeleryDispatcher(
+        celery=celery,
+        client=client,
+        leases=leases,
+        registry=_registry(settings, client),
+        lease_s=settings.broker_visibility_timeout_s,
+    )
+
+
+def _registry(settings: AppSettings, client: redis.Redis) -> WorkerRegistry:
+    return WorkerRegistry(client, settings.redis_prefix, ttl_s=settings.worker_lease_s)

@@ -1,0 +1,170 @@
+"""The outbox: what must follow a stored report, sent from the database with retries.
+
+A message is a row (app.models.OutboxMessage: a webhook delivery, an LTI score post) recorded in
+the transaction that stores the report, so it exists exactly when the report does. One sender
+per API process polls every `outbox_poll_s` (and at once when woken by a finished grading):
+
+    due       pending, and `next_attempt_at` has come
+    claim     one conditional UPDATE moves `next_attempt_at` past the attempt and counts it, so
+              two senders (API replicas) never make the same attempt
+    attempt   the channel's `send`, in a small pool of threads (a slow receiver holds one)
+    settle    delivered; or failed after the channel's `max_attempts`; or due again after a
+              backoff, doubled per attempt and capped
+
+The rows survive restarts, so a retry survives them too, on either path.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, select, update
+
+from app.db import Database
+from app.models import OutboxMessage, OutboxStatus, utcnow
+from app.periodic import Periodic
+
+log = logging.getLogger(__name__)
+
+_BATCH = 100
+
+
+class Undelivered(Exception):
+    """An attempt that did not land: what to record, and the HTTP status if one came back."""
+
+    def __init__(self, error: str, status_code: int | None = None) -> None:
+        super().__init__(error)
+        self.error = error[:1000]
+        self.status_code = status_code
+
+
+def _uncounted(outcome: str) -> None:
+    """A channel without a metric."""
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One kind of outbox message: its table, how one is sent, and how hard to try."""
+
+    name: str
+    model: type[OutboxMessage]
+    send: Callable[[int], int | None]  # the HTTP status when delivered; raises Undelivered
+    max_attempts: int
+    backoff_s: float
+    backoff_max_s: float
+    claim_s: float  # longer than one attempt can take
+    count: Callable[[str], None] = _uncounted  # each attempt's outcome: delivered/retry/failed
+
+    def backoff(self, attempts: int) -> timedelta:
+        return timedelta(seconds=min(self.backoff_s * 2 ** (attempts - 1), self.backoff_max_s))
+
+
+class OutboxSender:
+    def __init__(
+        self, database: Database, channels: Sequence[Channel], *, poll_s: float, threads: int = 4
+    ) -> None:
+        self._database = database
+        self._channels = channels
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="outbox")
+        self._loop = Periodic("outbox", poll_s, self.send_due)
+
+    def start(self) -> None:
+        self._loop.start()
+
+    def wake(self, _submission_id: str = "") -> None:
+        """Look for due messages now (a report was just stored)."""
+        self._loop.wake()
+
+    def close(self) -> None:
+        """Stop; what is not delivered stays pending in the database for the next start."""
+        self._loop.close()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def send_due(self) -> int:
+        """Claim every due message and start its attempt; returns how many were started."""
+        started = 0
+        for channel in self._channels:
+            for message_id in self._due(channel):
+                if self._claim(channel, message_id):
+                    self._pool.submit(self._attempt, channel, message_id)
+                    started += 1
+        return started
+
+    def _due(self, channel: Channel) -> list[int]:
+        model = channel.model
+        with self._database.session() as session:
+            return list(
+                session.scalars(
+                    select(model.id)
+                    .where(model.status == OutboxStatus.PENDING, model.next_attempt_at <= utcnow())
+                    .order_by(model.id)
+                    .limit(_BATCH)
+                )
+            )
+
+    def _claim(self, channel: Channel, message_id: int) -> bool:
+        model, now = channel.model, utcnow()
+        with self._database.session() as session:
+            result = session.execute(
+                update(model)
+                .where(
+                    model.id == message_id,
+                    model.status == OutboxStatus.PENDING,
+                    model.next_attempt_at <= now,
+                )
+                .values(
+                    next_attempt_at=now + timedelta(seconds=channel.claim_s),
+                    attempts=model.attempts + 1,
+                )
+                .execution_options(synchronize_session=False)
+            )
+        return cast(CursorResult[Any], result).rowcount == 1
+
+    def _attempt(self, channel: Channel, message_id: int) -> None:
+        failure: Undelivered | None = None
+        status_code: int | None = None
+        try:
+            status_code = channel.send(message_id)
+        except Undelivered as undelivered:
+            failure, status_code = undelivered, undelivered.status_code
+        except Exception as error:  # the database away, a bug: retried after a backoff
+            log.exception("%s %d: the attempt failed inside the service", channel.name, message_id)
+            failure = Undelivered(f"internal error ({type(error).__name__})")
+        try:
+            self._settle(channel, message_id, failure, status_code)
+        except Exception:
+            log.exception("%s %d: recording the attempt failed", channel.name, message_id)
+
+    def _settle(
+        self,
+        channel: Channel,
+        message_id: int,
+        failure: Undelivered | None,
+        status_code: int | None,
+    ) -> None:
+        with self._database.session() as session:
+            message = session.get(channel.model, message_id)
+            assert message is not None
+            message.last_error = failure.error if failure else None
+            message.last_status_code = status_code
+            if failure is None:
+                message.status, outcome = OutboxStatus.DELIVERED, "delivered"
+            elif message.attempts >= channel.max_attempts:
+                message.status, outcome = OutboxStatus.FAILED, "failed"
+            else:
+                message.next_attempt_at = utcnow() + channel.backoff(message.attempts)
+                outcome = "retry"
+            attempts = message.attempts
+        channel.count(outcome)
+        log.info(
+            "%s %d attempt %d: %s",
+            channel.name,
+            message_id,
+            attempts,
+            failure.error if failure else "delivered",
+        )
