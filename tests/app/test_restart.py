@@ -1,5 +1,6 @@
-"""Restart durability of the embedded service: work left queued or running when the service
-stops (or dies) is finished by the next start; nothing is lost or stuck."""
+"""Restart durability of the embedded service, on SQLite and PostgreSQL: work left queued or
+running when the service stops (or dies) is finished by the next start; nothing is lost or
+stuck."""
 
 from __future__ import annotations
 
@@ -42,9 +43,12 @@ def stored(settings: AppSettings, submission_id: str) -> Submission:
 
 
 def test_work_left_queued_at_stop_is_finished_after_restart(
-    make_client: ClientFactory, make_settings: SettingsFactory, sandbox: FakeSandbox
+    database_url: str,  # first: the database outlives the clients
+    make_client: ClientFactory,
+    make_settings: SettingsFactory,
+    sandbox: FakeSandbox,
 ) -> None:
-    settings = make_settings(sandbox_slots=1, shutdown_grace_s=0.2)
+    settings = make_settings(sandbox_slots=1, shutdown_grace_s=0.2, database_url=database_url)
     first = make_client(settings)
     sandbox.gate.clear()  # the first submission blocks in the sandbox; the others wait
     ids = [
@@ -57,6 +61,7 @@ def test_work_left_queued_at_stop_is_finished_after_restart(
     first.__exit__(None, None, None)  # stop: ids[1:] are still queued
     sandbox.gate.set()  # the grading in flight ends after the stop
     wait_until(lambda: stored(settings, ids[0]).status is SubmissionStatus.DONE)
+    first.app.state.api.database.close()  # type: ignore[attr-defined]  # what that late one opened
     assert [stored(settings, i).status for i in ids[1:]] == [SubmissionStatus.QUEUED] * 2
 
     second = make_client(settings)
@@ -90,9 +95,9 @@ def _crashed_mid_grading(settings: AppSettings, attempts: int) -> str:
 
 
 def test_a_grading_interrupted_by_a_crash_is_graded_again_at_start(
-    make_client: ClientFactory, make_settings: SettingsFactory
+    database_url: str, make_client: ClientFactory, make_settings: SettingsFactory
 ) -> None:
-    settings = make_settings()
+    settings = make_settings(database_url=database_url)
     submission_id = _crashed_mid_grading(settings, attempts=1)
     client = make_client(settings)
     wait_until(lambda: status_of(client, submission_id) == "done")

@@ -113,11 +113,11 @@ def test_a_receiver_that_never_answers_2xx_is_given_up_on(
 
 
 def test_a_pending_delivery_is_sent_after_a_restart(
-    make_client: ClientFactory, make_settings: SettingsFactory
+    database_url: str, make_client: ClientFactory, make_settings: SettingsFactory
 ) -> None:
     # The first process stops right after the first attempt, well before the backoff ends:
     # the second attempt can only come from the restarted one, from the stored delivery.
-    settings = make_settings(webhook_backoff_s=1.0)
+    settings = make_settings(webhook_backoff_s=1.0, database_url=database_url)
     first = make_client(settings)
     with webhook_receiver(statuses=[500]) as receiver:
         first.post(

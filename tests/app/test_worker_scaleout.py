@@ -2,11 +2,12 @@
 `autograder worker` processes grading in the real sandbox, all as subprocesses on loopback.
 
 Proves: grading over HTTP (?wait=true and polling) through the workers, with a signed webhook
-retried from a worker and metrics served by the workers; a worker SIGKILLed mid-grade leads to
+retried by the API's outbox and metrics served by the workers; a worker SIGKILLed mid-grade leads to
 the submission being graded by the other worker; a submission interrupted too often ends in an
 error report; with no worker running the API accepts work up to its capacity and then answers
 503, and after the API itself is SIGKILLed and started again every accepted submission, and one
-whose message never reached the broker, is graded. Nothing is left queued or running.
+whose message never reached the broker, is graded, and a webhook whose receiver failed before
+the kill is delivered by the restarted API. Nothing is left queued or running.
 
 The module's processes share one fresh PostgreSQL database and one Redis namespace; each test
 sets the number of workers it needs. Every process is killed at the end, whatever happened.
@@ -15,22 +16,18 @@ sets the number of workers it needs. Every process is killed at the end, whateve
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from app_support import CORRECT, SEED, webhook_receiver
-from scaleout_support import RedisNamespace, free_port, redis_namespace
+from scaleout_support import RedisNamespace, redis_namespace
 from sqlalchemy import select
+from stack_support import Stack, stack_env, wait_for
 
 from app.db import Database
 from app.models import Submission, SubmissionStatus, WebhookDelivery, utcnow
@@ -38,117 +35,12 @@ from app.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
 
 pytestmark = pytest.mark.slow
 
-AUTOGRADER = str(Path(sys.executable).with_name("autograder"))
 WRONG = Path(__file__).parents[1] / "submissions/multi-headed-self-attention/missing_scaling.py"
 # About two seconds of work inside the sandbox (far within the exercise's 10 s of CPU): long
 # enough to kill the worker that grades it while it does.
 SLOW = f"{CORRECT}\ncount = 0\nfor i in range(12_000_000):\n    count += 1\n"
 CAPACITY = 6
 LEASE_S = 3.0
-
-
-def wait_for(what: str, condition: Callable[[], bool], timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"after {timeout_s} s, still not: {what}")
-        time.sleep(0.1)
-
-
-class Stack:
-    """The API and the workers of one deployment, as processes with their logs in `logs`."""
-
-    def __init__(self, logs: Path, env: dict[str, str], redis: RedisNamespace) -> None:
-        self.logs = logs
-        self.env = env
-        self.redis = redis
-        self.api: subprocess.Popen[bytes] | None = None
-        self.workers: dict[str, subprocess.Popen[bytes]] = {}
-        self.metrics_ports: dict[str, int] = {}
-        self.port = free_port()
-        self.http = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=90)
-        self._started = 0
-
-    def _spawn(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-        log = (self.logs / f"{name}.log").open("ab")
-        try:
-            return subprocess.Popen(
-                [AUTOGRADER, *argv],
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # so teardown can kill all it started
-            )
-        finally:
-            log.close()
-
-    def log_of(self, name: str) -> str:
-        path = self.logs / f"{name}.log"
-        return path.read_text(errors="replace") if path.exists() else ""
-
-    def start_api(self) -> None:
-        assert self.api is None or self.api.poll() is not None
-        self.api = self._spawn("api", ["serve", "--port", str(self.port)], self.env)
-
-        def ready() -> bool:
-            assert self.api is not None and self.api.poll() is None, self.log_of("api")
-            try:
-                return self.http.get("/readyz").status_code == 200
-            except httpx.TransportError:
-                return False
-
-        wait_for("the API is ready", ready)
-
-    def kill_api(self) -> None:
-        assert self.api is not None
-        self.api.send_signal(signal.SIGKILL)
-        self.api.wait()
-
-    def start_workers(self, count: int) -> list[str]:
-        names = []
-        for _ in range(count):
-            self._started += 1
-            name = f"w{self._started}"
-            port = free_port()
-            env = {**self.env, "AUTOGRADER_WORKER_METRICS_PORT": str(port)}
-            self.workers[name] = self._spawn(name, ["worker", "--name", name], env)
-            self.metrics_ports[name] = port
-            names.append(name)
-        for name in names:
-            wait_for(f"worker {name} is ready", partial(self._announced, name), 120)
-        return names
-
-    def _announced(self, name: str) -> bool:
-        process = self.workers[name]
-        assert process.poll() is None, self.log_of(name)
-        # Announced once warm, consuming a moment later: "ready." is Celery's own word.
-        return bool(
-            self.redis.client.exists(f"{self.redis.prefix}worker:{name}")
-        ) and "ready." in self.log_of(name)
-
-    def stop_worker(self, name: str, sig: signal.Signals = signal.SIGTERM) -> None:
-        process = self.workers.pop(name)
-        process.send_signal(sig)
-        process.wait(timeout=60)
-
-    def set_workers(self, count: int) -> None:
-        for name in list(self.workers)[count:]:
-            self.stop_worker(name)
-        if len(self.workers) < count:
-            self.start_workers(count - len(self.workers))
-
-    def close(self) -> None:
-        self.http.close()
-        processes = [p for p in [self.api, *self.workers.values()] if p is not None]
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
 
 
 @pytest.fixture(scope="module")
@@ -167,21 +59,15 @@ def stack(
     tmp_path_factory: pytest.TempPathFactory, redis_ns: RedisNamespace, database_url: str
 ) -> Iterator[Stack]:
     data_dir = tmp_path_factory.mktemp("scaleout")
-    env = {
-        **os.environ,
-        "AUTOGRADER_DATA_DIR": str(data_dir),
-        "AUTOGRADER_SECRET": "scale-out",
-        "AUTOGRADER_DATABASE_URL": database_url,
-        "AUTOGRADER_BROKER_URL": redis_ns.url,
-        "AUTOGRADER_REDIS_PREFIX": redis_ns.prefix,
-        "AUTOGRADER_SANDBOX_SLOTS": "1",
-        "AUTOGRADER_QUEUE_CAPACITY": str(CAPACITY),
-        "AUTOGRADER_WORKER_LEASE_S": str(LEASE_S),
-        "AUTOGRADER_SWEEP_INTERVAL_S": "1",
-        "AUTOGRADER_MAX_ATTEMPTS": "3",
-        "AUTOGRADER_WEBHOOK_BACKOFF_S": "0.2",
-        "AUTOGRADER_LOG_JSON": "true",
-    }
+    env = stack_env(
+        data_dir,
+        redis_ns,
+        database_url,
+        AUTOGRADER_QUEUE_CAPACITY=str(CAPACITY),
+        AUTOGRADER_WORKER_LEASE_S=str(LEASE_S),
+        AUTOGRADER_MAX_ATTEMPTS="3",
+        AUTOGRADER_WEBHOOK_BACKOFF_S="2",
+    )
     stack = Stack(data_dir, env, redis_ns)
     try:
         stack.start_api()
@@ -298,14 +184,14 @@ def test_a_worker_killed_mid_grade_leaves_the_submission_to_another(
     submission_id = stack.http.post(
         "/v1/submissions", json={"exercise": SEED, "source": SLOW}
     ).json()["id"]
-    lease = f"{stack.redis.prefix}ticket:{submission_id}"
 
     def holder() -> str | None:
-        value = stack.redis.client.get(lease)
-        text = value.decode() if isinstance(value, bytes) else ""
-        return text.removeprefix("worker:") if text.startswith("worker:") else None
+        with database.session() as session:
+            row = session.get(Submission, submission_id)
+            assert row is not None
+            return row.lease_holder if row.lease_holder in stack.workers else None
 
-    # The lease is taken just before the claim: both, and the worker is in the middle of it.
+    # The claim takes the lease: the worker is in the middle of grading it.
     wait_for(
         "a worker grades it",
         lambda: submission(stack, submission_id)["status"] == "running" and holder() is not None,
@@ -378,3 +264,33 @@ def test_without_workers_work_is_bounded_and_survives_an_api_restart(
     )
     assert {submission(stack, i)["report"]["status"] for i in everything} == {"passed"}
     assert unfinished(database) == []
+
+
+def test_a_webhook_that_failed_before_an_api_restart_is_delivered_after_it(
+    stack: Stack, database: Database
+) -> None:
+    stack.set_workers(1)
+    with webhook_receiver(statuses=[500]) as receiver:
+        submission_id = stack.http.post(
+            "/v1/submissions",
+            json={"exercise": SEED, "source": CORRECT, "callback_url": receiver.url},
+        ).json()["id"]
+
+        def delivery() -> WebhookDelivery | None:
+            with database.session() as session:
+                return session.scalars(
+                    select(WebhookDelivery).where(WebhookDelivery.submission_id == submission_id)
+                ).one_or_none()
+
+        def first_failed() -> bool:
+            row = delivery()
+            return row is not None and (row.attempts, row.last_status_code) == (1, 500)
+
+        wait_for("the first attempt fails and is recorded", first_failed)
+        stack.kill_api()  # long before its 2 s backoff ends
+        assert len(receiver.requests) == 1
+        stack.start_api()
+        wait_for("the restarted API delivers it", lambda: len(receiver.requests) == 2)
+    row = delivery()
+    assert row is not None
+    assert (row.status.value, row.attempts, row.last_status_code) == ("delivered", 2, 200)

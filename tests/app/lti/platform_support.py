@@ -32,6 +32,7 @@ from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
 
+from app.db import Database
 from app.lti.registrations import add_platform
 
 ISSUER = "https://lms.test"
@@ -229,9 +230,13 @@ def serve_platform(tool_jwks: dict[str, Any]) -> Iterator[Platform]:
 
 def register(tool: TestClient, platform: Platform) -> None:
     """What `autograder lti add-platform` stores, straight into the tool's database."""
-    api = tool.app.state.api  # type: ignore[attr-defined]
-    with api.database.session() as session:
-        add_platform(
+    register_in(tool.app.state.api.database, platform)  # type: ignore[attr-defined]
+
+
+def register_in(database: Database, platform: Platform) -> int:
+    """`register`, into a database the tool runs on elsewhere; returns the platform's id."""
+    with database.session() as session:
+        row = add_platform(
             session,
             ISSUER,
             CLIENT_ID,
@@ -240,6 +245,8 @@ def register(tool: TestClient, platform: Platform) -> None:
             f"{platform.url}/token",
             f"{platform.url}/jwks",
         )
+        session.flush()
+        return row.id
 
 
 @dataclass
