@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from grader.compare import compare
+from grader.contract import CallOutcome, OutputValue
 from grader.plan import ExercisePlan, ProbeKind, TestPlan
 from grader.report import Finding
-from grader.sandbox.job import CallOutcome, OutputValue
 
 WEIGHTS_CODE = "weights-differ"
 

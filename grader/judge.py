@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 
 from grader.compare import Check, Comparison, compare
+from grader.contract import CallOutcome, Execution, OutputValue, RaisedError, Termination
 from grader.diagnosis import diagnose
 from grader.plan import Draw, ExercisePlan, TestPlan
 from grader.properties import check_properties
@@ -25,7 +26,6 @@ from grader.report import (
     TestResult,
     TestStatus,
 )
-from grader.sandbox.job import CallOutcome, Execution, OutputValue, RaisedError, Termination
 from grader.sandbox.limits import MIB, SandboxLimits
 from grader.spec import Property
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from grader.contract import Call, Job, OutputValue, Policy
 from grader.inputs import Inputs, make_inputs, perturb, seeds_for
 from grader.reference import Reference, run_trusted
-from grader.sandbox.job import Call, Job, OutputValue, Policy
 from grader.spec import (
     EntryKind,
     Exercise,

@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from grader.compare import agreement
+from grader.contract import CallOutcome
 from grader.plan import ProbeKind, TestPlan
 from grader.report import PropertyCheck, PropertyStatus
-from grader.sandbox.job import CallOutcome
 from grader.spec import Property
 
 # A judge returns None when the property holds, else the index (along the judged axis) of the

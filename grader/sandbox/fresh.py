@@ -9,9 +9,9 @@ import socket
 import subprocess
 from collections.abc import Sequence
 
+from grader.contract import Execution, Job
 from grader.sandbox.hardening import slot_uid
 from grader.sandbox.interface import Layer
-from grader.sandbox.job import Execution, Job
 from grader.sandbox.launch import (
     DEFAULT_PRELOAD,
     ENVIRONMENT,

@@ -27,10 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from grader.contract import Execution, Job, Termination
 from grader.errors import SandboxUnavailable
 from grader.sandbox.hardening import protect_supervisor
 from grader.sandbox.interface import Layer
-from grader.sandbox.job import Execution, Job, Termination
 from grader.sandbox.launch import (
     DEFAULT_PRELOAD,
     PROCESS_LAYERS,

@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from grader.contract import Execution, Job, Termination
 from grader.sandbox.frames import MAX_EVENT_HEADER, FrameReader, OutputLimitExceeded, ProtocolError
-from grader.sandbox.job import Execution, Job, Termination
 from grader.sandbox.protocol import Event, ExitCode, Finished, decode_event, encode_job
 from grader.sandbox.transcript import Transcript
 

@@ -36,9 +36,9 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from grader.contract import Call, Job, Policy, Violation
 from grader.sandbox import guest, hardening
 from grader.sandbox.frames import MAX_JOB_HEADER, FrameReader
-from grader.sandbox.job import Call, Job, Policy, Violation
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.policy import import_importable, importable_modules
 from grader.sandbox.protocol import (

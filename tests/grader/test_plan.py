@@ -5,7 +5,9 @@ import itertools
 
 import pytest
 
+from grader.call_execution import run_calls
 from grader.catalog import Catalog
+from grader.contract import Call, Execution, Termination
 from grader.judge import HiddenRun, judge
 from grader.plan import (
     CONSTRUCTION_SEED,
@@ -15,8 +17,6 @@ from grader.plan import (
     build_plan,
 )
 from grader.report import ReportStatus
-from grader.sandbox.calls import run_calls
-from grader.sandbox.job import Call, Execution, Termination
 from grader.settings import GraderSettings
 
 CATALOG = Catalog.from_folder(GraderSettings().exercises_dir)

@@ -14,10 +14,10 @@ from hypothesis.extra.numpy import array_shapes, arrays
 
 from grader import properties
 from grader.compare import agreement, compare_arrays
+from grader.contract import Call, CallOutcome, OutputValue
 from grader.plan import Probe, ProbeKind, TestPlan
 from grader.properties import _batch_independent, _causal, check_properties
 from grader.report import PropertyCheck, PropertyStatus
-from grader.sandbox.job import Call, CallOutcome, OutputValue
 from grader.spec import Property, TestCaseSpec
 
 # The largest output a call may send back (`Call.max_output_elements`), laid out so that a loop

@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from grader.contract import Call, Execution, Job, Policy, Termination
 from grader.sandbox.fresh import FreshInterpreterSandbox
 from grader.sandbox.hardening import landlock_abi
 from grader.sandbox.inprocess import InProcessSandbox
-from grader.sandbox.job import Call, Execution, Job, Policy, Termination
 from grader.sandbox.limits import MIB, SandboxLimits
 from grader.sandbox.process import ForkServerSandbox
 from grader.sandbox.protocol import ExitCode

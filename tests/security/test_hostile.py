@@ -31,12 +31,12 @@ import numpy as np
 import pytest
 
 from grader.catalog import Catalog
+from grader.contract import Execution, Job, Termination
 from grader.plan import ExercisePlan
 from grader.render import render_text
 from grader.report import Report, ReportStatus, TestStatus
 from grader.runner import Grader
 from grader.sandbox.interface import Layer
-from grader.sandbox.job import Execution, Job, Termination
 from grader.sandbox.limits import MIB, SandboxLimits
 from grader.sandbox.process import ForkServerSandbox
 from grader.settings import GraderSettings

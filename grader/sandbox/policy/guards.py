@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from grader.sandbox.job import Policy, Violation
+from grader.contract import Policy, Violation
 from grader.sandbox.policy.formatter import FORMAT_METHODS, GuardedFormatter
 from grader.sandbox.policy.modules import (
     allowed_modules,
