@@ -28,7 +28,7 @@ from grader.catalog import Catalog
 from grader.report import ReportStatus
 from grader.runner import Grader
 from grader.sandbox.inprocess import InProcessSandbox
-from grader.sandbox.runtime import configure_torch
+from grader.sandbox.torch_setup import configure_torch
 from grader.settings import GraderSettings
 
 SLUG = "multi-headed-self-attention"

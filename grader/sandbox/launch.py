@@ -18,7 +18,7 @@ from grader.sandbox.interface import Layer
 
 # The warm process's entire environment: nothing of ours (no AUTOGRADER_* secret, no database URL,
 # no proxy). One thread for every math library, so numpy's OpenBLAS starts no pool at import
-# (see zygote.load_runtime for why the warm process must stay single-threaded).
+# (see torch_setup.configure_torch for why the warm process must stay single-threaded).
 ENVIRONMENT = {
     "PATH": "/usr/bin:/bin",
     "LC_ALL": "C.UTF-8",

@@ -50,8 +50,8 @@ from grader.sandbox.protocol import (
     decode_job,
     encode_event,
 )
-from grader.sandbox.runtime import configure_torch
 from grader.sandbox.scratch import make_scratch, remove_scratch
+from grader.sandbox.torch_setup import configure_torch
 from grader.sandbox.transcript import EventReporter
 
 
