@@ -18,12 +18,11 @@ from grader.sandbox.launch import (
     PROCESS_LAYERS,
     START_TIMEOUT_S,
     Slots,
-    kill_group,
     start_python,
     zygote_argv,
 )
 from grader.sandbox.scratch import ScratchRoot, make_scratch, remove_scratch
-from grader.sandbox.supervision import ExitStatus, supervise
+from grader.sandbox.supervision import ExitStatus, kill_group, supervise
 
 
 class _Interpreter:

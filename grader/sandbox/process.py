@@ -36,11 +36,10 @@ from grader.sandbox.launch import (
     PROCESS_LAYERS,
     START_TIMEOUT_S,
     Slots,
-    kill_group,
     start_python,
 )
 from grader.sandbox.scratch import ScratchRoot, remove_scratch
-from grader.sandbox.supervision import EXIT_GRACE_S, ChildLost, ExitStatus, supervise
+from grader.sandbox.supervision import EXIT_GRACE_S, ChildLost, ExitStatus, kill_group, supervise
 
 _SPARE_TIMEOUT_S = 30.0  # a warm process that cannot fork within this is wedged
 

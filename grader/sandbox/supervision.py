@@ -157,6 +157,18 @@ def classify_exit(status: ExitStatus, job: Job) -> Ending:
     return Termination.CRASHED, f"exited with status {code} before reporting every call"
 
 
+def kill_group(pid: int) -> bool:
+    """SIGKILL the process group that `pid` leads; False where there is none (the process is
+    gone, or has not made its group yet). The only way a sandbox kills a process group."""
+    # The group only, never the pid alone: should the pid have been reaped and reused, it would
+    # take a new process that leads its own group to be hit.
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        return False
+    return True
+
+
 def _signal_name(number: int) -> str:
     try:
         name = signal.Signals(number).name

@@ -51,6 +51,7 @@ from grader.sandbox.protocol import (
     encode_event,
 )
 from grader.sandbox.scratch import make_scratch, remove_scratch
+from grader.sandbox.supervision import kill_group
 from grader.sandbox.torch_setup import configure_torch
 from grader.sandbox.transcript import EventReporter
 
@@ -186,7 +187,7 @@ class _ForkServer:
         # Dead but not reaped, the child still holds its pid and so its group's id: whatever else
         # is in the group (nothing, unless seccomp and RLIMIT_NPROC both failed) dies before the
         # directory goes, and nothing can write there while it is removed.
-        _kill_group(pid)
+        _kill_child(pid)
         _, status, usage = os.wait4(pid, 0)
         remove_scratch(self._children.pop(pid))
         self._send({"exited": pid, "status": status, "cpu_s": usage.ru_utime + usage.ru_stime})
@@ -196,15 +197,15 @@ class _ForkServer:
 
     def _shut_down(self) -> None:
         for pid, scratch in self._children.items():
-            _kill_group(pid)
+            _kill_child(pid)
             os.waitpid(pid, 0)
             remove_scratch(scratch)
 
 
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:  # it has not yet made its own group, or is already gone
+def _kill_child(pid: int) -> None:
+    """Kill a child of ours and its group. Not reaped, the pid is still the child's: one that has
+    not yet made its own group is killed alone."""
+    if not kill_group(pid):
         os.kill(pid, signal.SIGKILL)
 
 
