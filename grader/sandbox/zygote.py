@@ -1,8 +1,9 @@
 """The warm process: torch imported once, then one hardened child forked per job.
 
-`grader.sandbox.process` starts it as a fresh interpreter (`python -I -m grader.sandbox.zygote`)
-with a scrubbed environment and an empty working directory, so it holds no secret, no reference
-and no expected output for a child to find. Commands:
+`grader.sandbox.zygote_client` starts it as a fresh interpreter
+(`python -I -m grader.sandbox.zygote`) with a scrubbed environment and an empty working
+directory, so it holds no secret, no reference and no expected output for a child to find.
+Commands:
 
 - `serve`: the fork server. Over a SOCK_SEQPACKET control socket it answers `{"spawn": slot}`
   with `{"spawned": pid, "slot": slot, "scratch": path}` plus two descriptors: the supervisor's
