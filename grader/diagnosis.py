@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from grader.compare import compare
 from grader.contract import CallOutcome, OutputValue
-from grader.plan import ExercisePlan, ProbeKind, TestPlan
+from grader.plan import WEIGHTS, ExercisePlan, TestPlan
 from grader.report import Finding
 
 WEIGHTS_CODE = "weights-differ"
@@ -57,7 +57,7 @@ def _causes(
         probed = outcomes.get(probe.call.id)
         if (
             weight_probe is not None
-            and probe.kind is ProbeKind.WEIGHTS
+            and probe.kind == WEIGHTS
             and probed is not None
             and _matches(probed.outputs, test.expected, names)
         ):

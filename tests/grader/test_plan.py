@@ -13,9 +13,10 @@ from grader.plan import (
     CONSTRUCTION_SEED,
     HIDDEN_INPUT_SETS,
     PROBED_TESTS_PER_KIND,
-    ProbeKind,
+    WEIGHTS,
     build_plan,
 )
+from grader.properties import Property
 from grader.report import ReportStatus
 from grader.settings import GraderSettings
 
@@ -88,4 +89,6 @@ def test_probes_stay_within_their_budget_and_run_after_every_test() -> None:
     calls = [call.id for call in plan.visible_job("").calls]
     visible = [test.call.id for test in plan.tests if test.visible]
     assert calls[: len(visible)] == visible
-    assert all(probe.kind in ProbeKind for probe in (p for t in plan.tests for p in t.probes))
+    assert all(
+        probe.kind in (*Property, WEIGHTS) for probe in (p for t in plan.tests for p in t.probes)
+    )
