@@ -364,9 +364,7 @@ def sandbox(secret_holder: None) -> Iterator[CaseSandbox]:
 @pytest.fixture(scope="module")
 def grader(sandbox: CaseSandbox) -> Grader:
     settings = GraderSettings()  # reads AUTOGRADER_SECRET, as the service does
-    return Grader(
-        Catalog.from_folder(settings.exercises_dir), sandbox, settings.hidden_test_secret()
-    )
+    return Grader(Catalog.from_folder(settings.exercises_dir), sandbox, settings.master_secret())
 
 
 @pytest.fixture(scope="module")
