@@ -28,7 +28,8 @@ from grader.catalog import Catalog
 from grader.report import ReportStatus
 from grader.runner import Grader
 from grader.sandbox.inprocess import InProcessSandbox
-from grader.sandbox.runtime import configure_torch
+from grader.sandbox.supervision import kill_group
+from grader.sandbox.torch_setup import configure_torch
 from grader.settings import GraderSettings
 
 SLUG = "multi-headed-self-attention"
@@ -179,22 +180,22 @@ class Processes:
     def stop(self, grace_s: float = 15.0) -> None:
         survivors = self.pids()
         for process in self.started:
-            _signal_group(process.pid, signal.SIGTERM)
+            _terminate_group(process.pid)
         deadline = time.monotonic() + grace_s
         for process in self.started:
             try:
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                _signal_group(process.pid, signal.SIGKILL)
+                kill_group(process.pid)
                 process.wait()
         for pid in survivors:  # orphans of a tree that did not take its own down
             if pid not in {process.pid for process in self.started}:
                 _kill(pid)
 
 
-def _signal_group(pid: int, signum: signal.Signals) -> None:
+def _terminate_group(pid: int) -> None:
     with suppress(ProcessLookupError):
-        os.killpg(pid, signum)
+        os.killpg(pid, signal.SIGTERM)
 
 
 def _kill(pid: int) -> None:

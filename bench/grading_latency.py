@@ -23,7 +23,7 @@ from grader.sandbox.fresh import FreshInterpreterSandbox
 from grader.sandbox.inprocess import InProcessSandbox
 from grader.sandbox.interface import Sandbox
 from grader.sandbox.process import ForkServerSandbox
-from grader.sandbox.runtime import configure_torch
+from grader.sandbox.torch_setup import configure_torch
 from grader.settings import GraderSettings
 
 

@@ -76,7 +76,7 @@ def _grade(args: argparse.Namespace, settings: GraderSettings) -> int:
     catalog.get(args.slug)  # an unknown slug is a usage error before any process starts
     sandbox = ForkServerSandbox(slots=1, preload=catalog.allowed_imports())
     try:
-        report = Grader(catalog, sandbox, settings.hidden_test_secret()).grade(args.slug, source)
+        report = Grader(catalog, sandbox, settings.master_secret()).grade(args.slug, source)
     finally:
         sandbox.close()
     print(render_json(report) if args.json else render_text(report), end="\n")

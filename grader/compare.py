@@ -17,7 +17,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from grader.sandbox.job import OutputValue
+from grader.contract import OutputValue
 
 DECIMALS = 4
 _UNITS = 10.0**DECIMALS

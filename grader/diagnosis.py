@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from grader.compare import compare
-from grader.plan import ExercisePlan, ProbeKind, TestPlan
+from grader.contract import CallOutcome, OutputValue
+from grader.plan import WEIGHTS, ExercisePlan, TestPlan
 from grader.report import Finding
-from grader.sandbox.job import CallOutcome, OutputValue
 
 WEIGHTS_CODE = "weights-differ"
 
@@ -57,7 +57,7 @@ def _causes(
         probed = outcomes.get(probe.call.id)
         if (
             weight_probe is not None
-            and probe.kind is ProbeKind.WEIGHTS
+            and probe.kind == WEIGHTS
             and probed is not None
             and _matches(probed.outputs, test.expected, names)
         ):

@@ -11,9 +11,11 @@ import time
 from dataclasses import dataclass
 
 from grader.compare import Check, Comparison, compare
+from grader.contract import CallOutcome, Execution, OutputValue, RaisedError, Termination
 from grader.diagnosis import diagnose
 from grader.plan import Draw, ExercisePlan, TestPlan
-from grader.properties import check_properties
+from grader.properties import Property
+from grader.property_checks import check_properties
 from grader.report import (
     Finding,
     MismatchDetail,
@@ -25,9 +27,7 @@ from grader.report import (
     TestResult,
     TestStatus,
 )
-from grader.sandbox.job import CallOutcome, Execution, OutputValue, RaisedError, Termination
 from grader.sandbox.limits import MIB, SandboxLimits
-from grader.spec import Property
 
 # Each step of judging is bounded by the output cap and vectorised; this bounds their sum for
 # one submission, so that no output, however built, holds a grading slot for long. Past it the

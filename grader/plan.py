@@ -18,17 +18,16 @@ import secrets
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
+from typing import Any, Final, Literal
 
+from grader.contract import Call, Job, OutputValue, Policy
 from grader.inputs import Inputs, make_inputs, perturb, seeds_for
+from grader.properties import PROPERTIES, Property
 from grader.reference import Reference, run_trusted
-from grader.sandbox.job import Call, Job, OutputValue, Policy
 from grader.spec import (
     EntryKind,
     Exercise,
     ExerciseSpec,
-    Property,
     RandomTensor,
     TestCaseSpec,
     Visibility,
@@ -50,10 +49,10 @@ HIDDEN_INPUT_SETS = 8
 CONSTRUCTION_SEED = 0
 
 
-class ProbeKind(StrEnum):
-    CAUSAL = "causal"  # the last token redrawn: earlier outputs must not move
-    BATCH_INDEPENDENT = "batch_independent"  # sample 0 redrawn: the others must not move
-    WEIGHTS = "weights"  # the reference's weights loaded by name: does the math match?
+# A probe checks a property (`grader.properties`: part of the input redrawn), or loads the
+# reference's weights by name (WEIGHTS: does the math match?).
+WEIGHTS: Final = "weights"
+ProbeKind = Property | Literal["weights"]
 
 
 @dataclass(frozen=True)
@@ -195,22 +194,18 @@ def _probes(
     inputs = call.args
     shape = test.inputs[0].shape if isinstance(test.inputs[0], RandomTensor) else ()
     wanted = set(exercise.spec.properties)
-    if Property.CAUSAL in wanted and len(shape) >= 2 and shape[1] >= 2:
-        changed = perturb(test, inputs, seed, (slice(None), shape[1] - 1))
-        probes.append(_probe(ProbeKind.CAUSAL, call, args=changed))
-    if Property.BATCH_INDEPENDENT in wanted and len(shape) >= 2 and shape[0] >= 2:
-        changed = perturb(test, inputs, seed, (0,))
-        probes.append(_probe(ProbeKind.BATCH_INDEPENDENT, call, args=changed))
+    for prop, definition in PROPERTIES.items():
+        redrawn = definition.redraw(shape) if prop in wanted else None
+        if redrawn is not None:
+            probes.append(_probe(prop, call, args=perturb(test, inputs, seed, redrawn)))
     if reference.weight_probe is not None and exercise.spec.kind is EntryKind.MODULE:
         parameters = reference.probe_parameters(dict(test.init))
-        probes.append(
-            _probe(ProbeKind.WEIGHTS, call, parameters=parameters, strict_parameters=False)
-        )
+        probes.append(_probe(WEIGHTS, call, parameters=parameters, strict_parameters=False))
     return tuple(probes)
 
 
 def _probe(kind: ProbeKind, call: Call, **changes: Any) -> Probe:
-    return Probe(kind, dataclasses.replace(call, id=f"{call.id} [{kind.value}]", **changes))
+    return Probe(kind, dataclasses.replace(call, id=f"{call.id} [{kind}]", **changes))
 
 
 def _try_run(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...] | None:

@@ -1,29 +1,49 @@
-"""Property checks: does the submission behave as attention must, whatever its numbers?
+"""The properties an exercise may ask of a submission, whatever its numbers: one registry.
 
-Each property is judged from a probe call (the same test with part of its input redrawn) against
-the test's own main call: both are the submission's outputs, so a property can fail even where
-the values are wrong for another reason, and say something the comparison can't.
-
-Both outputs come from a hostile process: a pair is judged only when both have exactly the shape
-of the reference's output on that test, and then in one vectorised pass, so the work is bounded
-by the trusted output's size whatever the submission returns.
+A property is probed and judged the same way for every exercise: the plan (`grader.plan`) adds a
+probe call to a visible test, the same call with part of its first input redrawn; the checks
+(`grader.property_checks`) compare the probe's output with the test's own main call. Each entry
+of `PROPERTIES` says which part a probe redraws, how the two outputs are judged, and what the
+student is told when the property does not hold: adding a property is a name and an entry here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
 from grader.compare import agreement
-from grader.plan import ProbeKind, TestPlan
-from grader.report import PropertyCheck, PropertyStatus
-from grader.sandbox.job import CallOutcome
-from grader.spec import Property
 
-# A judge returns None when the property holds, else the index (along the judged axis) of the
-# first output that moved.
+
+class Property(StrEnum):
+    CAUSAL = "causal"  # changing a later token must not change an earlier output
+    BATCH_INDEPENDENT = "batch_independent"  # one sample must not change another's output
+
+
+# The part of the first input a probe redraws, from that input's shape; None where the shape
+# leaves nothing to judge by (one token, one sample).
+Redraw = Callable[[tuple[int, ...]], tuple[int | slice, ...] | None]
+# None when the property holds, else the index (along the judged axis) of the first output that
+# moved.
 Judge = Callable[[np.ndarray, np.ndarray], int | None]
+
+
+@dataclass(frozen=True)
+class PropertyDefinition:
+    redraw: Redraw  # how it is probed
+    judge: Judge  # how the probe's output is judged against the main call's
+    failure: str  # the feedback where it does not hold, with the {index} that moved and {test}
+
+
+def _last_token(shape: tuple[int, ...]) -> tuple[int | slice, ...] | None:
+    return (slice(None), shape[1] - 1) if len(shape) >= 2 and shape[1] >= 2 else None
+
+
+def _first_sample(shape: tuple[int, ...]) -> tuple[int | slice, ...] | None:
+    return (0,) if len(shape) >= 2 and shape[0] >= 2 else None
 
 
 def _causal(main: np.ndarray, probed: np.ndarray) -> int | None:
@@ -45,71 +65,19 @@ def _first_moved(main: np.ndarray, probed: np.ndarray, axis: int) -> int | None:
     return int(np.argmax(moved)) if moved.any() else None
 
 
-_JUDGES: dict[Property, tuple[ProbeKind, Judge, str]] = {
-    Property.CAUSAL: (
-        ProbeKind.CAUSAL,
-        _causal,
-        "changing the last token changed the output at position {index} in test {test!r}: "
-        "a position must attend only to itself and earlier ones (mask the scores above the "
-        "diagonal with -inf before the softmax)",
+PROPERTIES: dict[Property, PropertyDefinition] = {
+    Property.CAUSAL: PropertyDefinition(
+        redraw=_last_token,
+        judge=_causal,
+        failure="changing the last token changed the output at position {index} in test "
+        "{test!r}: a position must attend only to itself and earlier ones (mask the scores "
+        "above the diagonal with -inf before the softmax)",
     ),
-    Property.BATCH_INDEPENDENT: (
-        ProbeKind.BATCH_INDEPENDENT,
-        _batch_independent,
-        "changing sample 0 changed the output of sample {index} in test {test!r}: samples of a "
-        "batch must not mix (check the dimension of your softmax, sums and concatenations)",
+    Property.BATCH_INDEPENDENT: PropertyDefinition(
+        redraw=_first_sample,
+        judge=_batch_independent,
+        failure="changing sample 0 changed the output of sample {index} in test {test!r}: "
+        "samples of a batch must not mix (check the dimension of your softmax, sums and "
+        "concatenations)",
     ),
 }
-
-
-def check_properties(
-    wanted: Sequence[Property], tests: Sequence[TestPlan], outcomes: Mapping[str, CallOutcome]
-) -> list[PropertyCheck]:
-    return [_check(prop, tests, outcomes) for prop in wanted]
-
-
-def _check(
-    prop: Property, tests: Sequence[TestPlan], outcomes: Mapping[str, CallOutcome]
-) -> PropertyCheck:
-    kind, judge, failure = _JUDGES[prop]
-    judged = 0
-    for test in tests:
-        for probe in test.probes:
-            if probe.kind is not kind:
-                continue
-            pair = _judgeable(test, outcomes.get(test.call.id), outcomes.get(probe.call.id))
-            if pair is None:
-                continue
-            judged += 1
-            index = judge(*pair)
-            if index is not None:
-                message = failure.format(index=index, test=test.spec.name)
-                return PropertyCheck(name=prop.value, status=PropertyStatus.FAILED, message=message)
-    if judged == 0:
-        return PropertyCheck(
-            name=prop.value,
-            status=PropertyStatus.SKIPPED,
-            message="not checked: no visible test produced an output of the right shape",
-        )
-    return PropertyCheck(
-        name=prop.value, status=PropertyStatus.PASSED, message=f"holds on {judged} visible tests"
-    )
-
-
-def _judgeable(
-    test: TestPlan, main: CallOutcome | None, probed: CallOutcome | None
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The first output of both calls, when both are arrays of exactly the shape the reference
-    returns on the test (two axes at least); else the pair is not judged. Checked before any
-    per-element work: the submission chooses its outputs' shapes, never the grader's cost."""
-    reference = test.expected[0].array if test.expected else None
-    first, second = _first_array(main), _first_array(probed)
-    if reference is None or reference.ndim < 2 or first is None or second is None:
-        return None
-    if first.shape != reference.shape or second.shape != reference.shape:
-        return None
-    return first, second
-
-
-def _first_array(outcome: CallOutcome | None) -> np.ndarray | None:
-    return outcome.outputs[0].array if outcome is not None and outcome.outputs else None

@@ -10,10 +10,10 @@ from types import ModuleType
 import numpy as np
 import torch
 
+from grader.call_execution import run_call
+from grader.contract import Call, Job, OutputValue, Scalar
 from grader.errors import ExerciseDefinitionError, ReferenceFailure
 from grader.inputs import draw_parameters
-from grader.sandbox.calls import run_call
-from grader.sandbox.job import Call, Job, OutputValue, Scalar
 from grader.spec import ExerciseSpec
 from grader.variants import WeightProbe, WrongVariant
 

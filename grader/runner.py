@@ -8,12 +8,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from grader.catalog import Catalog
+from grader.contract import Execution, Termination
 from grader.errors import SandboxUnavailable
 from grader.judge import HiddenRun, internal_error, judge
 from grader.plan import ExercisePlan, build_plan
 from grader.report import Report
 from grader.sandbox.interface import Sandbox
-from grader.sandbox.job import Execution, Termination
 
 log = logging.getLogger(__name__)
 

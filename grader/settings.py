@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import secrets
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,22 +21,42 @@ class GraderSettings(BaseSettings):
     # Everything kept on disk: the SQLite file, the generated secret, scratch directories.
     data_dir: Path = Path("var")
     exercises_dir: Path = _PROJECT_ROOT / "exercises"
-    # Seeds hidden tests and signs what the service hands out. Unset: one is generated on first
-    # use and kept in the data dir, so hidden inputs stay stable across restarts.
+    # The master secret (`master_secret`). Unset: one is generated on first use and kept in the
+    # data dir, so hidden inputs and signatures stay stable across restarts.
     secret: SecretStr | None = None
     # Sandboxed processes running at once: gradings in parallel, and a grading's visible and
     # hidden tests at the same time when there are two or more.
     sandbox_slots: int = Field(default=2, ge=1, le=64)
 
-    def hidden_test_secret(self) -> str:
+    def master_secret(self) -> str:
+        """The deployment's master secret: it seeds the hidden tests, and the service derives its
+        webhook signatures and LTI session keys from it."""
         if self.secret is not None:
             return self.secret.get_secret_value()
         path = self.data_dir / "secret"
         if not path.exists():
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-            path.touch(mode=0o600)
-            path.write_text(secrets.token_urlsafe(32), encoding="utf-8")
+            _create_secret(path)
         return path.read_text(encoding="utf-8").strip()
+
+
+def _create_secret(path: Path) -> None:
+    """Write a new secret at `path` unless another process got there first.
+
+    Processes sharing a data dir may all find it empty at once: each writes its own token to a
+    file of its own, then links that into place, which fails where `path` exists. The first link
+    wins and every process reads that one, never a half-written file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, written = tempfile.mkstemp(prefix=".secret-", dir=path.parent)  # mode 0600
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(secrets.token_urlsafe(32))
+            file.flush()
+            os.fsync(file.fileno())  # a crash must not leave an empty secret in place
+        with contextlib.suppress(FileExistsError):  # another process's secret is the one
+            os.link(written, path)
+    finally:
+        os.unlink(written)
 
 
 @lru_cache

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from grader.errors import ExerciseDefinitionError
+from grader.properties import Property
 from grader.sandbox.limits import SandboxLimits
 
 
@@ -44,11 +45,6 @@ class WeightSource(StrEnum):
     # The grader draws every parameter of the reference from the test's seed and loads them into
     # the submission by name, strictly: the statement fixes the parameter names.
     GRADER = "grader"
-
-
-class Property(StrEnum):
-    CAUSAL = "causal"  # changing a later token must not change an earlier output
-    BATCH_INDEPENDENT = "batch_independent"  # one sample must not change another's output
 
 
 class RandomTensor(_Strict):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grader.sandbox.job import Scalar
+from grader.contract import Scalar
 
 
 @dataclass(frozen=True)

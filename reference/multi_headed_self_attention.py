@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from grader.sandbox.job import Scalar
+from grader.contract import Scalar
 from grader.variants import WeightProbe, WrongVariant
 
 

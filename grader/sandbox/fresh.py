@@ -9,21 +9,20 @@ import socket
 import subprocess
 from collections.abc import Sequence
 
+from grader.contract import Execution, Job
 from grader.sandbox.hardening import slot_uid
 from grader.sandbox.interface import Layer
-from grader.sandbox.job import Execution, Job
 from grader.sandbox.launch import (
     DEFAULT_PRELOAD,
     ENVIRONMENT,
     PROCESS_LAYERS,
     START_TIMEOUT_S,
     Slots,
-    kill_group,
     start_python,
     zygote_argv,
 )
 from grader.sandbox.scratch import ScratchRoot, make_scratch, remove_scratch
-from grader.sandbox.supervision import ExitStatus, supervise
+from grader.sandbox.supervision import ExitStatus, kill_group, supervise
 
 
 class _Interpreter:

@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from types import CodeType
 from typing import NoReturn, Protocol
 
-from grader.sandbox.calls import describe_exception, missing_entry_point, run_calls
-from grader.sandbox.job import Call, CallOutcome, Job, Violation
+from grader.call_execution import describe_exception, missing_entry_point, run_calls
+from grader.contract import Call, CallOutcome, Job, Violation
 from grader.sandbox.policy import (
     StdoutCapture,
     SubmissionRejected,

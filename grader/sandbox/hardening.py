@@ -6,7 +6,8 @@ In two steps, because the warm process forks each child before its job arrives:
   a session of its own, no descriptor but the channel, an empty scratch directory, private
   namespaces, an unprivileged uid. These cost milliseconds, so they happen off the request path.
 - `confine` once the job (and so its limits) has arrived, just before the submission runs:
-  resource limits, no new privileges, Landlock, seccomp. These cost microseconds.
+  resource limits, no new privileges, Landlock (`landlock.py`), seccomp (`seccomp.py`).
+  These cost microseconds.
 
 Each layer is applied where the host allows it and reported as a `Layer` either way: a container
 without CAP_SYS_ADMIN gets no namespaces, a kernel without Landlock no Landlock, and so on. Every
@@ -22,16 +23,14 @@ import math
 import os
 import resource
 
-from grader.sandbox import seccomp
+from grader.sandbox import landlock, seccomp
 from grader.sandbox.interface import Layer
+from grader.sandbox.libc import last_error, libc
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.scratch import make_scratch, remove_scratch
 
 # The descriptor the channel ends up on: low, so RLIMIT_NOFILE can be small.
 CHANNEL_FD = 3
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
 
 
 def prepare(channel_fd: int, scratch: str, uid: int | None) -> list[Layer]:
@@ -54,7 +53,7 @@ def confine(limits: SandboxLimits, scratch: str) -> list[Layer]:
     return [
         _set_limits(limits),
         _forbid_new_privileges(),
-        _restrict_filesystem(scratch),
+        landlock.install(scratch),
         seccomp.install(),
     ]
 
@@ -105,8 +104,8 @@ def _enter_namespaces() -> Layer:
     # could be made. A private IPC namespace keeps System V shared memory and message queues
     # from outliving the run for the next submission to find. Needs CAP_SYS_ADMIN.
     clone_newnet, clone_newipc = 0x40000000, 0x08000000
-    if _libc.unshare(clone_newnet | clone_newipc) != 0:
-        return Layer("namespaces", False, f"unshare: {os.strerror(ctypes.get_errno())}")
+    if libc.unshare(clone_newnet | clone_newipc) != 0:
+        return Layer("namespaces", False, f"unshare: {last_error()}")
     return Layer("namespaces", True, "private network (no interfaces up) and IPC")
 
 
@@ -161,8 +160,8 @@ def _mapped_bytes() -> int:
 
 
 def _prctl(option: int, value: int) -> str | None:
-    if _libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) != 0:
-        return os.strerror(ctypes.get_errno())
+    if libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) != 0:
+        return last_error()
     return None
 
 
@@ -191,88 +190,3 @@ def _forbid_new_privileges() -> Layer:
     # service's uid) can neither ptrace it nor read its /proc/<pid>/mem.
     _prctl(_PR_SET_DUMPABLE, 0)
     return Layer("no_new_privs", True, "no new privileges, not dumpable")
-
-
-# Landlock (Linux 5.13+): an unprivileged process gives up filesystem access for itself.
-_LANDLOCK_CREATE_RULESET, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT_SELF = 444, 445, 446
-_LANDLOCK_RULE_PATH_BENEATH = 1
-# Inside the scratch dir: plain files and directories only (no execute, device node, socket,
-# fifo, symlink or cross-directory link), by their bits in linux/landlock.h.
-_FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR, _FS_REMOVE_DIR, _FS_REMOVE_FILE = 2, 4, 8, 16, 32
-_FS_MAKE_DIR, _FS_MAKE_REG, _FS_TRUNCATE = 1 << 7, 1 << 8, 1 << 14
-_FS_SCRATCH_RIGHTS = (
-    _FS_WRITE_FILE
-    | _FS_READ_FILE
-    | _FS_READ_DIR
-    | _FS_REMOVE_DIR
-    | _FS_REMOVE_FILE
-    | _FS_MAKE_DIR
-    | _FS_MAKE_REG
-    | _FS_TRUNCATE
-)
-# Every filesystem right each ABI knows (refer came with 2, truncate 3, device ioctl 5): all of
-# them are handled, so all are denied outside the scratch dir.
-_FS_RIGHTS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
-
-
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = (
-        ("handled_access_fs", ctypes.c_uint64),
-        ("handled_access_net", ctypes.c_uint64),
-        ("scoped", ctypes.c_uint64),
-    )
-
-
-class _PathBeneathAttr(ctypes.Structure):
-    _pack_ = 1
-    _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
-
-
-def landlock_abi() -> int:
-    """The kernel's Landlock ABI version; 0 where it has none (or it is disabled)."""
-    version = _libc.syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
-    return max(int(version), 0)
-
-
-def _restrict_filesystem(scratch: str) -> Layer:
-    # Landlock: no path outside the scratch directory can be opened at all, for reading or
-    # writing: not the reference, not other submissions, not /proc of another process, not the
-    # Python sources. Everything the submission needs was imported by the warm process.
-    abi = landlock_abi()
-    if abi == 0:
-        return Layer("landlock", False, "the kernel has no Landlock")
-    fs_rights = _FS_RIGHTS_BY_ABI[max(v for v in _FS_RIGHTS_BY_ABI if v <= abi)]
-    attr = _RulesetAttr(handled_access_fs=fs_rights)
-    if abi >= 4:
-        attr.handled_access_net = 0b11  # no TCP bind or connect (no rule grants any)
-    if abi >= 6:
-        attr.scoped = 0b11  # no signals, no abstract unix sockets outside the sandbox
-    size = 8 if abi < 4 else 16 if abi < 6 else 24
-    ruleset = _libc.syscall(_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
-    if ruleset < 0:
-        return Layer("landlock", False, f"create ruleset: {os.strerror(ctypes.get_errno())}")
-    try:
-        failure = _landlock_allow(int(ruleset), scratch, _FS_SCRATCH_RIGHTS & fs_rights)
-        if failure is None and _libc.syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
-            failure = f"restrict self: {os.strerror(ctypes.get_errno())}"
-    finally:
-        os.close(ruleset)
-    if failure:
-        return Layer("landlock", False, failure)
-    return Layer("landlock", True, f"ABI {abi}: files only under the scratch dir")
-
-
-def _landlock_allow(ruleset: int, path: str, rights: int) -> str | None:
-    directory = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    try:
-        rule = _PathBeneathAttr(allowed_access=rights, parent_fd=directory)
-        if (
-            _libc.syscall(
-                _LANDLOCK_ADD_RULE, ruleset, _LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), 0
-            )
-            != 0
-        ):
-            return f"add rule: {os.strerror(ctypes.get_errno())}"
-        return None
-    finally:
-        os.close(directory)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import contextlib
 from typing import NoReturn
 
+from grader.contract import Execution, Job, Termination, Violation
 from grader.sandbox import guest
 from grader.sandbox.frames import ProtocolError
 from grader.sandbox.interface import Layer
-from grader.sandbox.job import Execution, Job, Termination, Violation
 from grader.sandbox.protocol import Violated
 from grader.sandbox.transcript import EventReporter, Transcript
 

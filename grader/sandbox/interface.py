@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from grader.sandbox.job import Execution, Job
+from grader.contract import Execution, Job
 
 
 @dataclass(frozen=True)

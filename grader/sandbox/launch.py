@@ -5,10 +5,7 @@ Shared by the fork server (`process.py`) and the fresh-interpreter baseline (`fr
 
 from __future__ import annotations
 
-import contextlib
-import os
 import queue
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,7 +15,7 @@ from grader.sandbox.interface import Layer
 
 # The warm process's entire environment: nothing of ours (no AUTOGRADER_* secret, no database URL,
 # no proxy). One thread for every math library, so numpy's OpenBLAS starts no pool at import
-# (see zygote.load_runtime for why the warm process must stay single-threaded).
+# (see torch_setup.configure_torch for why the warm process must stay single-threaded).
 ENVIRONMENT = {
     "PATH": "/usr/bin:/bin",
     "LC_ALL": "C.UTF-8",
@@ -76,10 +73,3 @@ def start_python(command: str, cwd: str, fd: int, **options: object) -> subproce
         stdout=subprocess.DEVNULL,
         start_new_session=True,
     )
-
-
-def kill_group(pid: int) -> None:
-    # The group only, never the pid alone: should the pid have been reaped and reused, it would
-    # take a new process that leads its own group to be hit.
-    with contextlib.suppress(OSError):  # gone already
-        os.killpg(pid, signal.SIGKILL)

@@ -1,10 +1,11 @@
 """Jobs in hardened, supervised processes forked from a warm one (layers 2 to 4 of the design).
 
-`ForkServerSandbox` keeps one warm process (`grader.sandbox.zygote`) that has imported torch and
-forks a spare child for each slot ahead of time: a job pays neither the interpreter's start nor
-the fork, its child is already hardened and waiting on its channel. It drives each child with
-`supervision.supervise`. (`fresh.FreshInterpreterSandbox` starts a new interpreter per job
-instead: the benchmark's baseline.)
+`ForkServerSandbox` keeps one warm process (`grader.sandbox.zygote`, driven through
+`zygote_client.Zygote`) that has imported torch and forks a spare child for each slot ahead of
+time: a job pays neither the interpreter's start nor the fork, its child is already hardened and
+waiting on its channel. It drives each child with `supervision.supervise`.
+(`fresh.FreshInterpreterSandbox` starts a new interpreter per job instead: the benchmark's
+baseline.)
 
 One warm process serves every slot, rather than one per slot: a warm process is about 220 MB
 resident, its children share those pages copy-on-write, and all it does is fork (about 10 ms, off
@@ -16,235 +17,16 @@ the exit statuses of the runs in flight (those runs end as CRASHED; the next job
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import select
-import socket
-import subprocess
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
+from grader.contract import Execution, Job, Termination
 from grader.errors import SandboxUnavailable
-from grader.sandbox.hardening import protect_supervisor
 from grader.sandbox.interface import Layer
-from grader.sandbox.job import Execution, Job, Termination
-from grader.sandbox.launch import (
-    DEFAULT_PRELOAD,
-    PROCESS_LAYERS,
-    START_TIMEOUT_S,
-    Slots,
-    kill_group,
-    start_python,
-)
-from grader.sandbox.scratch import ScratchRoot, remove_scratch
-from grader.sandbox.supervision import EXIT_GRACE_S, ChildLost, ExitStatus, supervise
-
-_SPARE_TIMEOUT_S = 30.0  # a warm process that cannot fork within this is wedged
-
-
-# --- the fork server ----------------------------------------------------------------------------
-
-
-@dataclass
-class _ForkedChild:
-    pid: int
-    channel: socket.socket
-    pidfd: int  # from the warm process: readable once the child is dead, whoever reaps it
-    scratch: str
-    zygote: _Zygote = field(repr=False)
-    released: bool = False  # its run is over, or it will never have one
-
-    def kill(self) -> None:
-        self.zygote.kill(self)
-
-    def wait(self, timeout: float) -> ExitStatus | None:
-        return self.zygote.wait_exit(self.pid, timeout)
-
-
-class _Zygote:
-    """One warm process, and a thread that reads what it says.
-
-    The warm process reaps its children and removes their scratch dirs. A child it did not live
-    to reap is cleaned up after here, once the child is dead: at the end of its run, or at once
-    for those whose runs were over (`_clean_up_after`).
-    """
-
-    def __init__(
-        self, process: subprocess.Popen[bytes], control: socket.socket, layers: list[Layer]
-    ) -> None:
-        self.process = process
-        self.layers = layers
-        self._control = control
-        self._changed = threading.Condition()
-        self.alive = True
-        self._asked: set[int] = set()  # slots with a spare on its way or waiting
-        self._spares: dict[int, _ForkedChild] = {}
-        self._children: dict[int, _ForkedChild] = {}  # each until both reaped and released
-        self._exits: dict[int, ExitStatus] = {}  # of children reaped (scratch dir removed)
-        self._reader = threading.Thread(target=self._read, name="zygote-reader", daemon=True)
-        self._reader.start()
-
-    @classmethod
-    def start(cls, root: str, uid_base: int, preload: Sequence[str]) -> _Zygote:
-        protect_supervisor()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        process = start_python(
-            "serve",
-            root,
-            theirs.fileno(),
-            uid_base=uid_base,
-            preload=",".join(preload),
-            scratch=root,
-            control_fd=theirs.fileno(),
-        )
-        theirs.close()
-        ours.settimeout(START_TIMEOUT_S)
-        try:
-            ready = json.loads(ours.recv(1 << 16))["ready"]
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            process.kill()
-            process.wait()
-            ours.close()
-            raise SandboxUnavailable(
-                f"the warm process did not start (exit status {process.returncode}): {error!r}"
-            ) from None
-        ours.settimeout(None)
-        return cls(process, ours, [Layer(**fields) for fields in ready])
-
-    def request_spare(self, slot: int) -> None:
-        """Have a child forked for `slot` now, unless one is already on its way."""
-        with self._changed:
-            if self.alive and slot not in self._asked:
-                self._asked.add(slot)
-                with contextlib.suppress(OSError):  # it just died: the reader will notice
-                    self._control.send(json.dumps({"spawn": slot}).encode())
-
-    def take_spare(self, slot: int) -> _ForkedChild | None:
-        """The slot's spare child; None if the warm process died or is wedged."""
-        self.request_spare(slot)
-        with self._changed:
-            ready = self._changed.wait_for(
-                lambda: slot in self._spares or not self.alive, _SPARE_TIMEOUT_S
-            )
-            if ready and self.alive:
-                self._asked.discard(slot)
-                return self._spares.pop(slot)
-        self.process.kill()  # wedged, or already dead: the next run starts a new one
-        return None
-
-    def wait_exit(self, pid: int, timeout: float) -> ExitStatus | None:
-        with self._changed:
-            self._changed.wait_for(lambda: pid in self._exits or not self.alive, timeout)
-            if pid in self._exits:
-                return self._exits[pid]
-            if not self.alive:
-                raise ChildLost("the warm process died while its child ran")
-            return None
-
-    def kill(self, child: _ForkedChild) -> None:
-        with self._changed:
-            if child.pid not in self._exits:
-                _kill_unless_dead(child)
-
-    def release(self, child: _ForkedChild) -> None:
-        """Forget a child whose run is over (it was killed), once its scratch dir is gone."""
-        child.channel.close()
-        with self._changed:
-            child.released = True
-            if child.pid in self._exits:  # reaped, its directory removed
-                self._forget(child)
-                return
-            orphaned = not self.alive  # else the warm process will reap it and say so
-            if orphaned:
-                self._forget(child, keep_pidfd=True)
-        if orphaned:
-            _clean_up_after(child)
-
-    def close(self) -> None:
-        """Stop the warm process; it kills its children when its control socket closes."""
-        with contextlib.suppress(OSError):  # already disconnected
-            self._control.shutdown(socket.SHUT_RDWR)
-        try:
-            self.process.wait(EXIT_GRACE_S)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self._reader.join()
-        self._control.close()
-
-    def _read(self) -> None:
-        try:
-            while True:
-                message, fds, _, _ = socket.recv_fds(self._control, 1 << 16, 2)
-                if not message:
-                    return
-                self._handle(json.loads(message), fds)
-        except OSError:
-            return
-        finally:
-            self._on_death()
-
-    def _handle(self, message: dict[str, Any], fds: list[int]) -> None:
-        with self._changed:
-            if "spawned" in message:
-                pid, channel = int(message["spawned"]), socket.socket(fileno=fds[0])
-                spare = _ForkedChild(pid, channel, fds[1], str(message["scratch"]), self)
-                self._children[pid] = spare
-                self._spares[int(message["slot"])] = spare
-            elif (reaped := self._children.get(int(message["exited"]))) is not None:
-                status = ExitStatus(int(message["status"]), float(message["cpu_s"]))
-                self._exits[reaped.pid] = status
-                if reaped.released:
-                    self._forget(reaped)
-            self._changed.notify_all()
-
-    def _forget(self, child: _ForkedChild, keep_pidfd: bool = False) -> None:
-        del self._children[child.pid]
-        self._exits.pop(child.pid, None)
-        if not keep_pidfd:
-            os.close(child.pidfd)
-
-    def _on_death(self) -> None:
-        with self._changed:
-            self.alive = False
-            for spare in self._spares.values():
-                _kill_unless_dead(spare)
-                spare.channel.close()
-                spare.released = True
-            self._spares.clear()
-            # Children left unreaped whose runs are over: nobody else will clean up after them.
-            # Those still running are cleaned up after when their runs end (`release`).
-            orphans = [child for child in self._children.values() if child.released]
-            for orphan in orphans:
-                self._forget(orphan, keep_pidfd=True)
-            self._changed.notify_all()
-        for orphan in orphans:
-            _clean_up_after(orphan)
-
-
-def _dead(pidfd: int, timeout_s: float) -> bool:
-    """Whether the process has exited, waiting up to `timeout_s` for it."""
-    poller = select.poll()
-    poller.register(pidfd, select.POLLIN)
-    return bool(poller.poll(timeout_s * 1000))
-
-
-def _kill_unless_dead(child: _ForkedChild) -> None:
-    # Once dead it may be reaped at any moment, and its pid then belongs to someone else.
-    if not _dead(child.pidfd, 0):
-        kill_group(child.pid)
-
-
-def _clean_up_after(child: _ForkedChild) -> None:
-    """What the warm process does for a child, for one it did not live to reap: kill its group,
-    and remove its scratch dir once it is dead. Init reaps it."""
-    _kill_unless_dead(child)
-    _dead(child.pidfd, EXIT_GRACE_S)
-    remove_scratch(child.scratch)
-    os.close(child.pidfd)
+from grader.sandbox.launch import DEFAULT_PRELOAD, PROCESS_LAYERS, Slots
+from grader.sandbox.scratch import ScratchRoot
+from grader.sandbox.supervision import supervise
+from grader.sandbox.zygote_client import Zygote
 
 
 class ForkServerSandbox:
@@ -266,7 +48,7 @@ class ForkServerSandbox:
         self._preload = tuple(preload)
         self._root = ScratchRoot(scratch_parent)  # and the roots of dead services go
         self._lock = threading.Lock()
-        self._zygote: _Zygote | None = None
+        self._zygote: Zygote | None = None
         self._closed = False
 
     @property
@@ -303,7 +85,7 @@ class ForkServerSandbox:
             zygote.close()
         self._root.close()
 
-    def _warm(self) -> _Zygote:
+    def _warm(self) -> Zygote:
         """The live warm process, started (or restarted) here if need be, with a spare per slot."""
         with self._lock:
             if self._closed:
@@ -311,7 +93,7 @@ class ForkServerSandbox:
             if self._zygote is None or not self._zygote.alive:
                 if self._zygote is not None:
                     self._zygote.close()
-                self._zygote = _Zygote.start(self._root.path, self._uid_base, self._preload)
+                self._zygote = Zygote.start(self._root.path, self._uid_base, self._preload)
                 for slot in range(self._slots.count):
                     self._zygote.request_spare(slot)
             return self._zygote

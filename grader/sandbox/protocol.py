@@ -16,6 +16,15 @@ from typing import Any
 
 import numpy as np
 
+from grader.contract import (
+    Call,
+    CallOutcome,
+    Job,
+    OutputValue,
+    Policy,
+    RaisedError,
+    Violation,
+)
 from grader.sandbox.frames import (
     ALLOWED_DTYPES,
     MAX_NAME,
@@ -30,18 +39,9 @@ from grader.sandbox.frames import (
     parse_text,
     typed,
 )
-from grader.sandbox.job import (
-    Call,
-    CallOutcome,
-    Job,
-    OutputValue,
-    Policy,
-    RaisedError,
-    Violation,
-)
 from grader.sandbox.limits import SandboxLimits
 
-_MAX_MESSAGE = 4000  # an error or violation message (calls.describe_exception keeps 2000)
+_MAX_MESSAGE = 4000  # an error or violation message (describe_exception keeps 2000)
 _MAX_VIOLATIONS = 100
 _STDOUT_SLACK = 1000  # room for the note the stdout capture appends when it cuts
 
@@ -261,7 +261,7 @@ def _output(obj: dict[str, Any], arrays: Any) -> OutputValue:
 
 
 def _names_of(dtype: np.dtype[Any]) -> tuple[str, str]:
-    # calls.describe_value names a tensor's dtype "torch.float32", an ndarray's "float32".
+    # call_execution.describe_value names a tensor's dtype "torch.float32", an ndarray's "float32".
     return (dtype.name, f"torch.{dtype.name}")
 
 

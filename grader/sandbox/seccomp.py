@@ -33,8 +33,7 @@ import platform
 from collections.abc import Iterator
 
 from grader.sandbox.interface import Layer
-
-_libc = ctypes.CDLL(None, use_errno=True)
+from grader.sandbox.libc import last_error, libc
 
 # Numbers on (x86_64, aarch64).
 _ALLOWED: dict[str, tuple[int, int]] = {
@@ -159,8 +158,8 @@ def install() -> Layer:
     array = (_SockFilter * len(instructions))(*(_SockFilter(*op) for op in instructions))
     fprog = _SockFprog(len(instructions), array)
     pr_set_seccomp, seccomp_mode_filter = 22, 2
-    if _libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0) != 0:
-        return Layer("seccomp", False, os.strerror(ctypes.get_errno()))
+    if libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0) != 0:
+        return Layer("seccomp", False, last_error())
     return Layer(
         "seccomp",
         True,

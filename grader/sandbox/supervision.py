@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from grader.contract import Execution, Job, Termination
 from grader.sandbox.frames import MAX_EVENT_HEADER, FrameReader, OutputLimitExceeded, ProtocolError
-from grader.sandbox.job import Execution, Job, Termination
 from grader.sandbox.protocol import Event, ExitCode, Finished, decode_event, encode_job
 from grader.sandbox.transcript import Transcript
 
@@ -155,6 +155,18 @@ def classify_exit(status: ExitStatus, job: Job) -> Ending:
     if code == ExitCode.MEMORY:
         return Termination.MEMORY, "an allocation failed between calls"
     return Termination.CRASHED, f"exited with status {code} before reporting every call"
+
+
+def kill_group(pid: int) -> bool:
+    """SIGKILL the process group that `pid` leads; False where there is none (the process is
+    gone, or has not made its group yet). The only way a sandbox kills a process group."""
+    # The group only, never the pid alone: should the pid have been reaped and reused, it would
+    # take a new process that leads its own group to be hit.
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        return False
+    return True
 
 
 def _signal_name(number: int) -> str:

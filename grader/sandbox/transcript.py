@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from grader.contract import Call, CallOutcome, Execution, Job, Termination, Violation
 from grader.sandbox.frames import ProtocolError
-from grader.sandbox.job import Call, CallOutcome, Execution, Job, Termination, Violation
 from grader.sandbox.protocol import Event, Finished, Rejected, Started, Violated
 
 

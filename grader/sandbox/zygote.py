@@ -1,8 +1,9 @@
 """The warm process: torch imported once, then one hardened child forked per job.
 
-`grader.sandbox.process` starts it as a fresh interpreter (`python -I -m grader.sandbox.zygote`)
-with a scrubbed environment and an empty working directory, so it holds no secret, no reference
-and no expected output for a child to find. Commands:
+`grader.sandbox.zygote_client` starts it as a fresh interpreter
+(`python -I -m grader.sandbox.zygote`) with a scrubbed environment and an empty working
+directory, so it holds no secret, no reference and no expected output for a child to find.
+Commands:
 
 - `serve`: the fork server. Over a SOCK_SEQPACKET control socket it answers `{"spawn": slot}`
   with `{"spawned": pid, "slot": slot, "scratch": path}` plus two descriptors: the supervisor's
@@ -36,9 +37,9 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from grader.contract import Call, Job, Policy, Violation
 from grader.sandbox import guest, hardening
 from grader.sandbox.frames import MAX_JOB_HEADER, FrameReader
-from grader.sandbox.job import Call, Job, Policy, Violation
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.policy import import_importable, importable_modules
 from grader.sandbox.protocol import (
@@ -50,8 +51,9 @@ from grader.sandbox.protocol import (
     decode_job,
     encode_event,
 )
-from grader.sandbox.runtime import configure_torch
 from grader.sandbox.scratch import make_scratch, remove_scratch
+from grader.sandbox.supervision import kill_group
+from grader.sandbox.torch_setup import configure_torch
 from grader.sandbox.transcript import EventReporter
 
 
@@ -186,7 +188,7 @@ class _ForkServer:
         # Dead but not reaped, the child still holds its pid and so its group's id: whatever else
         # is in the group (nothing, unless seccomp and RLIMIT_NPROC both failed) dies before the
         # directory goes, and nothing can write there while it is removed.
-        _kill_group(pid)
+        _kill_child(pid)
         _, status, usage = os.wait4(pid, 0)
         remove_scratch(self._children.pop(pid))
         self._send({"exited": pid, "status": status, "cpu_s": usage.ru_utime + usage.ru_stime})
@@ -196,15 +198,15 @@ class _ForkServer:
 
     def _shut_down(self) -> None:
         for pid, scratch in self._children.items():
-            _kill_group(pid)
+            _kill_child(pid)
             os.waitpid(pid, 0)
             remove_scratch(scratch)
 
 
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:  # it has not yet made its own group, or is already gone
+def _kill_child(pid: int) -> None:
+    """Kill a child of ours and its group. Not reaped, the pid is still the child's: one that has
+    not yet made its own group is killed alone."""
+    if not kill_group(pid):
         os.kill(pid, signal.SIGKILL)
 
 

@@ -48,7 +48,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine, make_url
 
 from grader.catalog import Catalog
-from grader.sandbox.hardening import landlock_abi
+from grader.sandbox import landlock
 
 pytestmark = pytest.mark.slow
 
@@ -484,7 +484,7 @@ def _active_layers(readiness: dict[str, Any]) -> dict[str, dict[str, Any]]:
     assert checks["broker"]["ok"]
     layers = {layer["name"]: layer for layer in readiness["sandbox_layers"]}
     expected = {"process", "rlimits", "no_new_privs", "seccomp", "channel", "supervision"}
-    expected |= {"landlock"} if landlock_abi() else set()
+    expected |= {"landlock"} if landlock.abi() else set()
     assert {name for name, layer in layers.items() if layer["active"]} == expected, layers
     # Not root: neither namespaces nor a uid per slot, as in the hardened containers.
     assert not layers["namespaces"]["active"]

@@ -28,8 +28,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from grader.sandbox.calls import run_call
-from grader.sandbox.job import Call, Job, Policy
+from grader.call_execution import run_call
+from grader.contract import Call, Job, Policy
 from grader.spec import (
     CausalMask,
     Exercise,

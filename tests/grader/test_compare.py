@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from grader.compare import Check, agree, agreement, compare, compare_arrays
-from grader.sandbox.job import OutputValue
+from grader.contract import OutputValue
 
 
 def tensor(array: np.ndarray, dtype: str = "torch.float32") -> OutputValue:

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from grader_support import plan, visible
 
+from grader.contract import CallOutcome, OutputValue
 from grader.diagnosis import diagnose
-from grader.sandbox.job import CallOutcome, OutputValue
 
 
 def returning(output: OutputValue) -> dict[str, CallOutcome]:

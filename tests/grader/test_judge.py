@@ -6,11 +6,7 @@ import numpy as np
 import pytest
 from grader_support import plan
 
-from grader.judge import HiddenRun, internal_error, judge
-from grader.plan import Draw, TestPlan, make_job
-from grader.reference import run_trusted
-from grader.report import Report, ReportStatus, TestStatus
-from grader.sandbox.job import (
+from grader.contract import (
     CallOutcome,
     Execution,
     OutputValue,
@@ -18,6 +14,10 @@ from grader.sandbox.job import (
     Termination,
     Violation,
 )
+from grader.judge import HiddenRun, internal_error, judge
+from grader.plan import Draw, TestPlan, make_job
+from grader.reference import run_trusted
+from grader.report import Report, ReportStatus, TestStatus
 
 
 def judge_both(execution: Execution) -> Report:

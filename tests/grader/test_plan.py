@@ -5,18 +5,19 @@ import itertools
 
 import pytest
 
+from grader.call_execution import run_calls
 from grader.catalog import Catalog
+from grader.contract import Call, Execution, Termination
 from grader.judge import HiddenRun, judge
 from grader.plan import (
     CONSTRUCTION_SEED,
     HIDDEN_INPUT_SETS,
     PROBED_TESTS_PER_KIND,
-    ProbeKind,
+    WEIGHTS,
     build_plan,
 )
+from grader.properties import Property
 from grader.report import ReportStatus
-from grader.sandbox.calls import run_calls
-from grader.sandbox.job import Call, Execution, Termination
 from grader.settings import GraderSettings
 
 CATALOG = Catalog.from_folder(GraderSettings().exercises_dir)
@@ -88,4 +89,6 @@ def test_probes_stay_within_their_budget_and_run_after_every_test() -> None:
     calls = [call.id for call in plan.visible_job("").calls]
     visible = [test.call.id for test in plan.tests if test.visible]
     assert calls[: len(visible)] == visible
-    assert all(probe.kind in ProbeKind for probe in (p for t in plan.tests for p in t.probes))
+    assert all(
+        probe.kind in (*Property, WEIGHTS) for probe in (p for t in plan.tests for p in t.probes)
+    )

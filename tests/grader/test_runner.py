@@ -6,10 +6,10 @@ from __future__ import annotations
 import threading
 
 from grader.catalog import Catalog
+from grader.contract import Execution, Job, Termination, Violation
 from grader.report import ReportStatus
 from grader.runner import Grader
 from grader.sandbox.interface import Layer
-from grader.sandbox.job import Execution, Job, Termination, Violation
 from grader.settings import GraderSettings
 from grader.spec import Visibility
 

@@ -9,8 +9,8 @@ from typing import NoReturn
 
 import pytest
 
+from grader.contract import Call, CallOutcome, Job, Policy, Violation
 from grader.sandbox.guest import execute
-from grader.sandbox.job import Call, CallOutcome, Job, Policy, Violation
 from grader.sandbox.limits import SandboxLimits
 
 TORCH_POLICY = Policy(

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from guest_support import Ended, printed, run
 
-from grader.sandbox.job import Call, Policy, Violation
+from grader.contract import Call, Policy, Violation
 from grader.sandbox.policy import forbidden_calls
 from grader.sandbox.policy.patches import Patches, patched
 

@@ -17,7 +17,7 @@ import pytest
 import torch
 from guest_support import NUMPY_POLICY, TORCH_POLICY, Ended, printed, run, violation_of
 
-from grader.sandbox.job import Call, OutputValue, Policy, Violation
+from grader.contract import Call, OutputValue, Policy, Violation
 from grader.sandbox.limits import SandboxLimits
 
 # /work/shared/seeds/000: the notebook's starter, verbatim (torchtyping and all).
@@ -398,7 +398,7 @@ def test_a_load_error_is_reported_for_every_call_with_its_line() -> None:
 _DRIVER = """
 import json, os, sys
 from grader.sandbox.guest import execute
-from grader.sandbox.job import Call, Job, Policy
+from grader.contract import Call, Job, Policy
 from grader.sandbox.limits import SandboxLimits
 
 class Reporter:

@@ -14,7 +14,7 @@ import pytest
 import torch
 from guest_support import Ended, printed, run
 
-from grader.sandbox.job import Policy
+from grader.contract import Policy
 
 POLICY = Policy(("torch", "numpy"))
 

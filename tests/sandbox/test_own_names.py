@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from guest_support import TORCH_POLICY, printed, run, violation_of
 
-from grader.sandbox.job import Call, Policy, Violation
+from grader.contract import Call, Policy, Violation
 
 OWN_PRIVATE_NAMES = """\
     import torch

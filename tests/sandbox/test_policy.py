@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader.sandbox.job import Policy, Violation
+from grader.contract import Policy, Violation
 from grader.sandbox.policy import (
     DEFINABLE_DUNDERS,
     SUBMISSION_MODULE,

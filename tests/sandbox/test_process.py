@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from grader.contract import Call, Execution, Job, Policy, Termination
+from grader.sandbox import landlock
 from grader.sandbox.fresh import FreshInterpreterSandbox
-from grader.sandbox.hardening import landlock_abi
 from grader.sandbox.inprocess import InProcessSandbox
-from grader.sandbox.job import Call, Execution, Job, Policy, Termination
 from grader.sandbox.limits import MIB, SandboxLimits
 from grader.sandbox.process import ForkServerSandbox
 from grader.sandbox.protocol import ExitCode
@@ -267,7 +267,7 @@ def test_layers_say_what_this_host_allows(sandbox: ForkServerSandbox) -> None:
     assert all(layer.detail for layer in layers.values())
     # What any Linux allows; the rest depends on privileges and the kernel.
     assert layers["rlimits"].active and layers["no_new_privs"].active
-    assert layers["landlock"].active == (landlock_abi() > 0)
+    assert layers["landlock"].active == (landlock.abi() > 0)
     assert layers["seccomp"].active == (platform.machine() in ("x86_64", "aarch64"))
     if layers["seccomp"].active:
         assert "calls allowed, everything else refused" in layers["seccomp"].detail

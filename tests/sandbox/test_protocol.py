@@ -19,16 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.sandbox.frames import (
-    MAX_EVENT_HEADER,
-    MAX_JOB_HEADER,
-    Frame,
-    FrameReader,
-    OutputLimitExceeded,
-    ProtocolError,
-    encode_frame,
-)
-from grader.sandbox.job import (
+from grader.contract import (
     Call,
     CallOutcome,
     Execution,
@@ -38,6 +29,15 @@ from grader.sandbox.job import (
     RaisedError,
     Termination,
     Violation,
+)
+from grader.sandbox.frames import (
+    MAX_EVENT_HEADER,
+    MAX_JOB_HEADER,
+    Frame,
+    FrameReader,
+    OutputLimitExceeded,
+    ProtocolError,
+    encode_frame,
 )
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.protocol import (

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.sandbox.frames import MAX_EVENT_HEADER, FrameReader
-from grader.sandbox.job import (
+from grader.contract import (
     Call,
     CallOutcome,
     Job,
@@ -16,6 +15,7 @@ from grader.sandbox.job import (
     RaisedError,
     Violation,
 )
+from grader.sandbox.frames import MAX_EVENT_HEADER, FrameReader
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.protocol import Event, Finished, Rejected, Violated, decode_event, encode_event
 from grader.text import REPLACEMENT

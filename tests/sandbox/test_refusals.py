@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 from guest_support import TORCH_POLICY, Ended, printed, run
 
-from grader.sandbox.job import Policy, Violation
+from grader.contract import Policy, Violation
 
 
 @dataclass(frozen=True)

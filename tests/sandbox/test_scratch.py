@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader.sandbox.job import Call, Execution, Job, Policy, Termination
+from grader.contract import Call, Execution, Job, Policy, Termination
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.process import ForkServerSandbox
 from grader.sandbox.scratch import ScratchRoot, remove_scratch

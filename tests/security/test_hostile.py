@@ -31,12 +31,12 @@ import numpy as np
 import pytest
 
 from grader.catalog import Catalog
+from grader.contract import Execution, Job, Termination
 from grader.plan import ExercisePlan
 from grader.render import render_text
 from grader.report import Report, ReportStatus, TestStatus
 from grader.runner import Grader
 from grader.sandbox.interface import Layer
-from grader.sandbox.job import Execution, Job, Termination
 from grader.sandbox.limits import MIB, SandboxLimits
 from grader.sandbox.process import ForkServerSandbox
 from grader.settings import GraderSettings
@@ -364,9 +364,7 @@ def sandbox(secret_holder: None) -> Iterator[CaseSandbox]:
 @pytest.fixture(scope="module")
 def grader(sandbox: CaseSandbox) -> Grader:
     settings = GraderSettings()  # reads AUTOGRADER_SECRET, as the service does
-    return Grader(
-        Catalog.from_folder(settings.exercises_dir), sandbox, settings.hidden_test_secret()
-    )
+    return Grader(Catalog.from_folder(settings.exercises_dir), sandbox, settings.master_secret())
 
 
 @pytest.fixture(scope="module")

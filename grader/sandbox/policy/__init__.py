@@ -1,7 +1,8 @@
 """The sandbox's first layer: a RestrictedPython policy and the runtime guards its code calls.
 
 - `static`: the source checked and rewritten before anything runs (`compile_submission`);
-- `guards`: what the rewritten code calls at run time (`restricted_globals`);
+- `namespace`: the builtins and hooks the rewritten code runs with (`restricted_globals`);
+- `guards`: what those hooks check at run time;
 - `names`: which names and attributes are allowed, judged by name alone;
 - `ownership`: which classes, objects and private names are the submission's own;
 - `modules`: which modules may be imported, and what may be read from each;
@@ -15,10 +16,10 @@ This layer is assumed to fail on its own: the process layer (a fresh hardened ch
 secret in reach) contains whatever slips through.
 """
 
-from grader.sandbox.policy.guards import restricted_globals
 from grader.sandbox.policy.library_guards import guarded_libraries
 from grader.sandbox.policy.modules import import_importable, importable_modules
 from grader.sandbox.policy.names import DEFINABLE_DUNDERS, SUBMISSION_MODULE
+from grader.sandbox.policy.namespace import restricted_globals
 from grader.sandbox.policy.output import StdoutCapture
 from grader.sandbox.policy.static import (
     CompiledSubmission,

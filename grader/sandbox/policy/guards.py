@@ -1,9 +1,9 @@
 """The runtime guards: what the rewritten code of a submission calls for every attribute it
 reads, item it reads, write, import, class statement and print.
 
-`restricted_globals` builds them, bound to one run's policy. A refusal goes to `on_violation`,
-which ends the run: it never returns, so a bare `except:` in the submission cannot swallow it and
-keep probing.
+`Guards` is bound to one run's policy; `namespace.restricted_globals` hands its methods to the
+submission. A refusal goes to `on_violation`, which ends the run: it never returns, so a bare
+`except:` in the submission cannot swallow it and keep probing.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 import torch
-from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from grader.sandbox.job import Policy, Violation
+from grader.contract import Policy, Violation
 from grader.sandbox.policy.formatter import FORMAT_METHODS, GuardedFormatter
 from grader.sandbox.policy.modules import (
     allowed_modules,
@@ -29,7 +28,6 @@ from grader.sandbox.policy.modules import (
     stand_ins,
 )
 from grader.sandbox.policy.names import (
-    SUBMISSION_MODULE,
     attribute_problem,
     forbidden_message,
     import_refusal,
@@ -45,26 +43,6 @@ from grader.sandbox.policy.unsafe import (
     checked_call,
     is_object_array,
 )
-
-# Builtins that ordinary nn.Module code uses; none reaches files, the interpreter or another
-# object's internals. map, filter, zip, sorted, reversed iterate in C, past `_getiter_`:
-# RestrictedPython leaves them out for that, but `_getiter_` decides nothing in this sandbox.
-# Left out on purpose: open, input, breakpoint, help (I/O); eval, exec, compile (new unchecked
-# code); globals, locals, vars, dir (namespaces); type (with 3 arguments it makes a class with any
-# special method, with 1 it hands out `type` itself); memoryview, bytearray (raw buffers); hash
-# (hashing a deeply nested tuple crashes CPython). getattr, hasattr, setattr and delattr are
-# there as guards, which check a computed name as the source's `obj.name` is checked.
-_SAFE_BUILTIN_NAMES = (
-    "abs", "all", "any", "bool", "callable", "chr", "classmethod", "dict", "divmod", "enumerate",
-    "filter", "float", "frozenset", "int", "isinstance", "issubclass", "iter", "len", "list",
-    "map", "max", "min", "next", "object", "ord", "pow", "property", "range", "repr", "reversed",
-    "round", "set", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "zip",
-    # Exceptions to raise and catch. BaseException's other children (SystemExit,
-    # KeyboardInterrupt, GeneratorExit) are no business of a submission.
-    "ArithmeticError", "AssertionError", "AttributeError", "Exception", "ImportError",
-    "IndexError", "KeyError", "LookupError", "NotImplementedError", "OverflowError",
-    "RuntimeError", "StopIteration", "TypeError", "ValueError", "ZeroDivisionError",
-)  # fmt: skip
 
 _INPLACE_OPERATORS: Mapping[str, Callable[[Any, Any], Any]] = {
     "+=": operator.iadd,
@@ -83,45 +61,7 @@ _INPLACE_OPERATORS: Mapping[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def restricted_globals(
-    policy: Policy,
-    stdout: StdoutCapture,
-    on_violation: Callable[[Violation], NoReturn],
-    private_names: frozenset[str] = frozenset(),
-) -> dict[str, Any]:
-    """The globals to exec `compile_submission`'s code in: safe builtins and the guards.
-
-    `private_names`: those the source defines (`CompiledSubmission.private_names`)."""
-    guards = _Guards(policy, stdout, on_violation, private_names)
-    safe_builtins = {name: getattr(builtins, name) for name in _SAFE_BUILTIN_NAMES}
-    safe_builtins |= {
-        "__build_class__": guards.build_class,
-        "__import__": guards.import_module,
-        "getattr": guards.getattr_builtin,
-        "hasattr": guards.hasattr_builtin,
-        "setattr": guards.setattr_builtin,
-        "delattr": guards.delattr_builtin,
-    }
-    return {
-        "__builtins__": safe_builtins,
-        "__name__": SUBMISSION_MODULE,
-        "__metaclass__": type,  # RestrictedPython gives every class `metaclass=__metaclass__`
-        "_getattr_": guards.attribute,
-        "_getitem_": guards.item,
-        "_write_": guards.write,
-        "_print_": guards.printer,
-        "_getiter_": iter,
-        "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
-        "_unpack_sequence_": guarded_unpack_sequence,
-        "_apply_": _apply,
-        "_inplacevar_": _inplace,
-        "_inplace_attribute_": guards.inplace_attribute,
-        "_inplace_item_": guards.inplace_item,
-        "_key_": _KeyOf(),
-    }
-
-
-class _Guards:
+class Guards:
     """The runtime checks that restricted code calls, bound to one run's policy."""
 
     def __init__(
@@ -215,12 +155,12 @@ class _Guards:
     def inplace_attribute(self, obj: object, name: str, symbol: str, value: object) -> None:
         """`obj.name op= value`."""
         target = self.write(obj, name)
-        setattr(target, name, _inplace(symbol, self.attribute(obj, name), value))
+        setattr(target, name, inplace(symbol, self.attribute(obj, name), value))
 
     def inplace_item(self, obj: Any, key: object, symbol: str, value: object) -> None:
         """`obj[key] op= value`."""
         target: Any = self.write(obj)
-        target[key] = _inplace(symbol, self.item(obj, key), value)
+        target[key] = inplace(symbol, self.item(obj, key), value)
 
     def import_module(
         self,
@@ -308,18 +248,6 @@ class _Guards:
             )
 
 
-def _apply(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """`f(*args, **kwargs)`, which RestrictedPython routes through `_apply_`."""
-    return function(*args, **kwargs)
-
-
-def _inplace(symbol: str, target: Any, value: Any) -> Any:
+def inplace(symbol: str, target: Any, value: Any) -> Any:
     """`target op= value` for `_inplacevar_` and the item and attribute forms."""
     return _INPLACE_OPERATORS[symbol](target, value)
-
-
-class _KeyOf:
-    """`_key_[k]` is `k`: a subscript's key, slices included, as a value."""
-
-    def __getitem__(self, key: object) -> object:
-        return key

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
-from grader.sandbox.job import Policy, Violation
+from grader.contract import Policy, Violation
 from grader.sandbox.policy import forbidden_calls, naming
 from grader.sandbox.policy.patches import patched
 from grader.sandbox.policy.refusals import submission_line

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import types
 
-from grader.sandbox.calls import SUBMISSION_FILENAME
+from grader.call_execution import SUBMISSION_FILENAME
 
 _COMPUTED_NAME = "<a name computed while running>"
 

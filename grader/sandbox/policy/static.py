@@ -21,8 +21,8 @@ from RestrictedPython.transformer import (
     copy_locations,
 )
 
-from grader.sandbox.calls import SUBMISSION_FILENAME
-from grader.sandbox.job import Policy, Violation
+from grader.call_execution import SUBMISSION_FILENAME
+from grader.contract import Policy, Violation
 from grader.sandbox.policy.modules import importable_modules
 from grader.sandbox.policy.names import (
     attribute_problem,

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from grader.sandbox.job import Call, CallOutcome, Job, OutputValue, RaisedError, Violation
+from grader.contract import Call, CallOutcome, Job, OutputValue, RaisedError, Violation
 
 # The file name the submission is compiled under, so tracebacks can point at its lines.
 SUBMISSION_FILENAME = "<submission>"

@@ -1,4 +1,5 @@
-"""What crosses into a sandbox (a `Job`) and what comes back (an `Execution`).
+"""The contract between the grader and any sandbox: what crosses into it (a `Job`) and what
+comes back (an `Execution`).
 
 A job is the submission's source plus a list of calls, each fully described by data: constructor
 arguments, parameters to load, input arrays. The sandbox runs them and returns arrays, errors and
