@@ -66,7 +66,7 @@ def load_grader(settings: AppSettings, stack: ExitStack) -> Grader:
     catalog = Catalog.from_folder(settings.exercises_dir)
     sandbox = ForkServerSandbox(slots=settings.sandbox_slots, preload=catalog.allowed_imports())
     stack.callback(sandbox.close)
-    return Grader(catalog, sandbox, settings.hidden_test_secret())
+    return Grader(catalog, sandbox, settings.master_secret())
 
 
 def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProcess:

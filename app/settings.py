@@ -129,7 +129,7 @@ class AppSettings(GraderSettings):
     def webhook_signing_key(self) -> bytes:
         if self.webhook_secret is not None:
             return self.webhook_secret.get_secret_value().encode()
-        return self.hidden_test_secret().encode()
+        return self.master_secret().encode()
 
 
 @lru_cache

@@ -30,7 +30,7 @@ class InvalidToken(Exception):
 
 def _key(settings: AppSettings, purpose: str) -> bytes:
     return hmac.new(
-        settings.hidden_test_secret().encode(), f"lti:{purpose}".encode(), hashlib.sha256
+        settings.master_secret().encode(), f"lti:{purpose}".encode(), hashlib.sha256
     ).digest()
 
 

@@ -13,14 +13,14 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from app.settings import AppSettings
-from grader.sandbox.calls import (
+from grader.call_execution import (
     SUBMISSION_FILENAME,
     describe_exception,
     missing_entry_point,
     run_calls,
 )
+from grader.contract import CallOutcome, Execution, Job, Termination
 from grader.sandbox.interface import Layer
-from grader.sandbox.job import CallOutcome, Execution, Job, Termination
 
 ROOT = Path(__file__).resolve().parents[2]
 CORRECT = (ROOT / "tests/submissions/multi-headed-self-attention/correct.py").read_text()

@@ -21,9 +21,9 @@ from pydantic import SecretStr
 from app.main import create_app
 from app.settings import AppSettings
 from grader.catalog import Catalog
+from grader.contract import CallOutcome, Execution, Job, RaisedError, Termination
 from grader.runner import Grader
 from grader.sandbox.interface import Layer
-from grader.sandbox.job import CallOutcome, Execution, Job, RaisedError, Termination
 
 
 class InertSandbox:
