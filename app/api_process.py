@@ -5,13 +5,13 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 
-from app.completions import Completions
 from app.db import Database
 from app.dispatch import Dispatcher
 from app.leases import Leases
 from app.metrics import Metrics
 from app.ratelimit import Limiter
 from app.settings import AppSettings
+from app.waiters import Waiters
 from grader.catalog import Catalog
 
 
@@ -22,7 +22,7 @@ class ApiProcess:
     catalog: Catalog
     leases: Leases
     dispatcher: Dispatcher
-    completions: Completions
+    waiters: Waiters
     metrics: Metrics
     key_limiter: Limiter
     student_limiter: Limiter

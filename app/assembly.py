@@ -31,7 +31,6 @@ import redis
 from celery import Celery
 
 from app.api_process import ApiProcess
-from app.completions import Completions
 from app.db import Database
 from app.dispatch import Dispatcher, EmbeddedDispatcher
 from app.grading import GradingContext, OnGraded, warm_up
@@ -49,6 +48,7 @@ from app.scaleout.registry import WorkerInfo, WorkerRegistry
 from app.scaleout.worker import consume, register_grade_task, serve_metrics
 from app.settings import AppSettings
 from app.sweeper import Sweeper
+from app.waiters import Waiters
 from app.webhooks import record_delivery, webhook_channel
 from grader.catalog import Catalog
 from grader.runner import Grader
@@ -79,11 +79,11 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
         metrics = Metrics()
         metrics.track_submissions(database)
         metrics.track_queue(leases.unfinished)
-        completions = Completions()
+        waiters = Waiters()
         outbox = _outbox(settings, database, metrics, stack)
 
         def on_done(submission_id: str) -> None:
-            completions.notify(submission_id)
+            waiters.notify(submission_id)
             outbox.wake()
 
         if settings.broker_url:
@@ -108,7 +108,7 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
             catalog=catalog,
             leases=leases,
             dispatcher=path.dispatcher,
-            completions=completions,
+            waiters=waiters,
             metrics=metrics,
             key_limiter=path.key_limiter,
             student_limiter=path.student_limiter,

@@ -23,9 +23,9 @@ import uvicorn
 from pydantic import ValidationError
 
 from app import logs
+from app.api_keys import create_key
 from app.assembly import build_worker
 from app.db import Database
-from app.keys import create_key
 from app.lti.registrations import add_platform
 from app.main import create_app
 from app.settings import AppSettings, get_settings

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, FastAPI
 
 from app import problems
 from app.assembly import build_api
-from app.deps import authenticate
+from app.auth import authenticate
 from app.exercises.router import router as exercises_router
 from app.health.router import router as health_router
 from app.lti import router as lti

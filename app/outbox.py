@@ -17,6 +17,7 @@ The rows survive restarts, so a retry survives them too, on either path.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -71,6 +72,9 @@ class OutboxSender:
         self._database = database
         self._channels = channels
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="outbox")
+        # Claimed means started: no claim waits in the pool's queue, so stopping waits for a
+        # few attempts at most and never strands a claimed message until its claim lapses.
+        self._free = threading.BoundedSemaphore(threads)
         self._loop = Periodic("outbox", poll_s, self.send_due)
 
     def start(self) -> None:
@@ -81,18 +85,24 @@ class OutboxSender:
         self._loop.wake()
 
     def close(self) -> None:
-        """Stop; what is not delivered stays pending in the database for the next start."""
+        """Stop after the attempts in flight; what is not delivered stays pending in the
+        database for the next start."""
         self._loop.close()
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool.shutdown(wait=True)
 
     def send_due(self) -> int:
-        """Claim every due message and start its attempt; returns how many were started."""
+        """Claim due messages while a thread is free and start their attempts; returns how
+        many were started (an attempt that ends wakes the sender for the rest)."""
         started = 0
         for channel in self._channels:
             for message_id in self._due(channel):
-                if self._claim(channel, message_id):
-                    self._pool.submit(self._attempt, channel, message_id)
-                    started += 1
+                if not self._free.acquire(blocking=False):
+                    return started
+                if not self._claim(channel, message_id):
+                    self._free.release()
+                    continue
+                self._pool.submit(self._attempt, channel, message_id)
+                started += 1
         return started
 
     def _due(self, channel: Channel) -> list[int]:
@@ -139,6 +149,9 @@ class OutboxSender:
             self._settle(channel, message_id, failure, status_code)
         except Exception:
             log.exception("%s %d: recording the attempt failed", channel.name, message_id)
+        finally:
+            self._free.release()
+            self._loop.wake()
 
     def _settle(
         self,

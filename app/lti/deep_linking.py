@@ -13,11 +13,11 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
 from app.api_process import ApiProcess
-from app.lti.keys import tool_key
 from app.lti.models import LtiPlatform
 from app.lti.pages import LaunchRefused
 from app.lti.registrations import to_registration
 from app.lti.sessions import DeepLinkContext, InvalidToken
+from app.lti.tool_key import tool_key
 from grader.errors import UnknownExerciseError
 
 SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"

@@ -33,11 +33,11 @@ from app.lti.adapters import (
     UrlRedirect,
     http_session,
 )
-from app.lti.keys import tool_key
 from app.lti.models import LtiLaunch, LtiLogin, LtiPlatform
 from app.lti.pages import LaunchRefused
 from app.lti.registrations import DatabaseToolConf, find_platform
 from app.lti.sessions import LaunchSession
+from app.lti.tool_key import tool_key
 from grader.errors import UnknownExerciseError
 
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"

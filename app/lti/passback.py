@@ -24,9 +24,9 @@ from sqlalchemy.orm import Session
 
 from app.db import Database
 from app.lti.adapters import HTTP_TIMEOUT_S, http_session
-from app.lti.keys import tool_key
 from app.lti.models import LtiLaunch, LtiPlatform, LtiScorePost
 from app.lti.registrations import to_registration
+from app.lti.tool_key import tool_key
 from app.models import OutboxStatus, Submission, SubmissionStatus, utcnow
 from app.outbox import Channel, Undelivered
 from app.settings import AppSettings

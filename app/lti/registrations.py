@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 
 from app.db import Database
 from app.lti.adapters import LtiRequest
-from app.lti.keys import ToolKey
 from app.lti.models import LtiPlatform
+from app.lti.tool_key import ToolKey
 
 
 def add_platform(  # noqa: PLR0917 (each is a field of the registration)

@@ -22,9 +22,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from app.api_process import ApiProcess
+from app.auth import Principal
 from app.deps import (
     ApiDep,
-    Principal,
     SessionDep,
     SettingsDep,
     valid_new_submission,
@@ -33,10 +33,10 @@ from app.deps import (
 from app.lti import deep_linking, passback
 from app.lti import launch as launches
 from app.lti.adapters import LOGIN_TTL, LtiRequest
-from app.lti.keys import tool_key
 from app.lti.pages import LaunchRefused, exercise_picker, open_in_new_window, post_to_platform
 from app.lti.pages import refused as refused_page
 from app.lti.sessions import InvalidToken, LaunchSession
+from app.lti.tool_key import tool_key
 from app.problems import (
     PayloadTooLarge,
     QueueFull,

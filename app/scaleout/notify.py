@@ -1,7 +1,7 @@
 """Finished submissions, announced over Redis pub/sub: a worker publishes each id once its
 report is stored, and every API replica wakes the ?wait=true requests waiting on it
-(app.completions). Best effort by design: a waiter also re-reads the database every
-`Completions.poll_s`, so a lost announcement costs a fraction of a second, never a result."""
+(app.waiters). Best effort by design: a waiter also re-reads the database every
+`Waiters.poll_s`, so a lost announcement costs a fraction of a second, never a result."""
 
 from __future__ import annotations
 

@@ -8,11 +8,11 @@ from fastapi import APIRouter, Query, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
+from app.auth import PrincipalDep
 from app.deps import (
     ApiDep,
     IdempotencyKeyDep,
     NewSubmissionDep,
-    PrincipalDep,
     SessionDep,
     SubmissionDep,
 )
@@ -87,7 +87,7 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
             row = await run_in_threadpool(service.load, api, submission.id)
             return row is None or row.status is SubmissionStatus.DONE
 
-        await api.completions.wait(submission.id, api.settings.wait_timeout_s, is_done)
+        await api.waiters.wait(submission.id, api.settings.wait_timeout_s, is_done)
         submission = await run_in_threadpool(service.load_or, api, submission)
     if wait and submission.status is SubmissionStatus.DONE:
         return JSONResponse(

@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
 from app.api_process import ApiProcess
-from app.deps import Principal
+from app.auth import Principal
 from app.logs import bound_submission
 from app.models import Submission
 from app.problems import IdempotencyKeyReused, QueueFull, RateLimited

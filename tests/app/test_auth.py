@@ -5,7 +5,7 @@ from __future__ import annotations
 from app_support import SEED, ClientFactory, SettingsFactory
 from fastapi.testclient import TestClient
 
-from app.keys import create_key
+from app.api_keys import create_key
 
 
 def new_key(client: TestClient) -> str:

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from app.api_keys import find_key
 from app.db import Database
-from app.keys import find_key
 
 AUTOGRADER = str(Path(sys.executable).with_name("autograder"))
 

@@ -8,8 +8,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
+from app.api_keys import create_key, find_key
 from app.db import Database, migrate
-from app.keys import create_key, find_key
 from app.models import Base, Submission, SubmissionStatus
 
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 
-class Completions:
+class Waiters:
     def __init__(self, poll_s: float = 0.25) -> None:
         self.poll_s = poll_s
         self._waiters: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}

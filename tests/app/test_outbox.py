@@ -1,0 +1,97 @@
+"""The outbox, on SQLite and PostgreSQL: two senders never make the same attempt, a failure is
+retried after its backoff and given up after the channel's attempts, and what was delivered
+records its status code."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from app_support import CORRECT, SEED, wait_until
+
+from app.db import Database
+from app.models import OutboxStatus, Submission, SubmissionStatus, WebhookDelivery
+from app.outbox import Channel, OutboxSender, Undelivered
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    database = Database.from_url(database_url)
+    database.migrate()
+    yield database
+    database.close()
+
+
+def deliveries(database: Database, count: int) -> list[int]:
+    with database.session() as session:
+        submission = Submission(exercise=SEED, source=CORRECT, status=SubmissionStatus.DONE)
+        session.add(submission)
+        session.flush()
+        rows = [WebhookDelivery(submission_id=submission.id, url="http://x") for _ in range(count)]
+        session.add_all(rows)
+        session.flush()
+        return [row.id for row in rows]
+
+
+def load(database: Database, delivery_id: int) -> WebhookDelivery:
+    with database.session() as session:
+        row = session.get(WebhookDelivery, delivery_id)
+        assert row is not None
+        return row
+
+
+def channel(send: object, **overrides: float) -> Channel:
+    values = {"max_attempts": 3, "backoff_s": 0.05, "backoff_max_s": 1.0, "claim_s": 30.0}
+    return Channel(name="test", model=WebhookDelivery, send=send, **values | overrides)  # type: ignore[arg-type]
+
+
+def test_two_senders_make_each_attempt_once(database: Database) -> None:
+    ids = deliveries(database, 20)
+    sent: list[int] = []
+    lock = threading.Lock()
+
+    def send(message_id: int) -> int:
+        with lock:
+            sent.append(message_id)
+        time.sleep(0.01)
+        return 204
+
+    senders = [OutboxSender(database, [channel(send)], poll_s=0.02) for _ in range(2)]
+    for sender in senders:
+        sender.start()
+    try:
+        wait_until(
+            lambda: (
+                len(sent) >= len(ids)
+                and all(load(database, i).status is OutboxStatus.DELIVERED for i in ids)
+            )
+        )
+    finally:
+        for sender in senders:
+            sender.close()
+    assert sorted(sent) == ids
+    assert {load(database, i).status for i in ids} == {OutboxStatus.DELIVERED}
+    assert {load(database, i).last_status_code for i in ids} == {204}
+
+
+def test_a_failure_is_retried_after_its_backoff_then_given_up(database: Database) -> None:
+    (delivery_id,) = deliveries(database, 1)
+    attempts: list[float] = []
+
+    def send(message_id: int) -> int:
+        attempts.append(time.monotonic())
+        raise Undelivered("HTTP 503", 503)
+
+    sender = OutboxSender(database, [channel(send, backoff_s=0.2)], poll_s=0.02)
+    sender.start()
+    try:
+        wait_until(lambda: load(database, delivery_id).status is OutboxStatus.FAILED)
+    finally:
+        sender.close()
+    row = load(database, delivery_id)
+    assert (row.attempts, row.last_status_code, row.last_error) == (3, 503, "HTTP 503")
+    assert len(attempts) == 3
+    first_wait, second_wait = attempts[1] - attempts[0], attempts[2] - attempts[1]
+    assert first_wait >= 0.2 and second_wait >= 0.4  # doubled
