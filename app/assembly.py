@@ -91,15 +91,9 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
             catalog = grader.catalog if grader else Catalog.from_folder(settings.exercises_dir)
         else:
             grader = grader or load_grader(settings, stack)
-            path = _embedded_api(
-                settings,
-                database=database,
-                leases=leases,
-                grader=grader,
-                metrics=metrics,
-                on_done=on_done,
-                stack=stack,
-            )
+            holder = process_name()
+            context = _grading(settings, database, grader, holder, metrics, on_done)
+            path = _embedded_api(context, leases, stack)
             catalog = grader.catalog
         _sweeper(settings, leases, path.dispatcher, stack)
         api = ApiProcess(
@@ -126,29 +120,8 @@ class _Path:
     student_limiter: Limiter
 
 
-def _embedded_api(
-    settings: AppSettings,
-    *,
-    database: Database,
-    leases: Leases,
-    grader: Grader,
-    metrics: Metrics,
-    on_done: Callable[[str], None],
-    stack: ExitStack,
-) -> _Path:
-    holder, held = process_name(), Held()
-    context = GradingContext(
-        settings=settings,
-        database=database,
-        grader=grader,
-        holder=holder,
-        held=held,
-        on_graded=ON_GRADED,
-        metrics=metrics,
-        on_done=on_done,
-    )
-    renew = Periodic("heartbeat", _beat_s(settings), lambda: leases.renew(held.snapshot(), holder))
-    _start(renew, stack)
+def _embedded_api(context: GradingContext, leases: Leases, stack: ExitStack) -> _Path:
+    _start_heartbeat(context, stack)
     dispatcher = EmbeddedDispatcher(context)
     dispatcher.start()
     stack.callback(dispatcher.close)  # first of all: gradings in flight finish
@@ -158,6 +131,7 @@ def _embedded_api(
         log.warning("resuming %d unfinished submissions from the last run", len(unfinished))
     for submission_id in unfinished:
         dispatcher.submit(submission_id)
+    settings = context.settings
     return _Path(
         dispatcher,
         RateLimiter(settings.rate_limit_per_key),
@@ -172,7 +146,7 @@ def _scale_out_api(
     _start(DoneListener(client, settings.redis_prefix, on_done), stack)
     prefix = settings.redis_prefix
     return _Path(
-        _celery_dispatcher(settings, leases, client, _celery(settings, stack)),
+        CeleryDispatcher.for_settings(settings, _celery(settings, stack), client, leases),
         RedisRateLimiter(client, prefix, "key", settings.rate_limit_per_key),
         RedisRateLimiter(client, prefix, "student", settings.rate_limit_per_student),
     )
@@ -203,31 +177,44 @@ def build_worker(settings: AppSettings, *, name: str | None = None) -> WorkerPro
         serve_metrics(settings, metrics, stack)
         client = _redis(settings, stack)
         celery = _celery(settings, stack)
-        leases, held = Leases(database, settings), Held()
-        context = GradingContext(
-            settings=settings,
-            database=database,
-            grader=grader,
-            holder=name,
-            held=held,
-            on_graded=ON_GRADED,
-            metrics=metrics,
-            on_done=DonePublisher(client, settings.redis_prefix),
-        )
+        done = DonePublisher(client, settings.redis_prefix)
+        context = _grading(settings, database, grader, name, metrics, done)
         register_grade_task(celery, context)
-        registry = _registry(settings, client)
+        registry = WorkerRegistry.for_settings(settings, client)
         info = WorkerInfo(name=name, slots=settings.sandbox_slots, layers=grader.sandbox.layers())
-
-        def beat() -> None:
-            leases.renew(held.snapshot(), name)
-            registry.announce(info)
-
         stack.callback(registry.withdraw, name)
-        _start(Periodic("heartbeat", _beat_s(settings), beat), stack)
-        _sweeper(settings, leases, _celery_dispatcher(settings, leases, client, celery), stack)
+        _start_heartbeat(context, stack, also=lambda: registry.announce(info))
+        leases = context.leases
+        dispatcher = CeleryDispatcher.for_settings(settings, celery, client, leases)
+        _sweeper(settings, leases, dispatcher, stack)
         log.info("worker %s ready: %d slots", name, settings.sandbox_slots)
         worker = WorkerProcess(settings, celery, name, stack.pop_all())
     return worker
+
+
+def _grading(  # noqa: PLR0917 (what one grading needs, as this process has it)
+    settings: AppSettings,
+    database: Database,
+    grader: Grader,
+    holder: str,
+    metrics: Metrics,
+    on_done: Callable[[str], None],
+) -> GradingContext:
+    return GradingContext(settings, database, grader, holder, Held(), ON_GRADED, metrics, on_done)
+
+
+def _start_heartbeat(
+    context: GradingContext, stack: ExitStack, also: Callable[[], None] = lambda: None
+) -> None:
+    """Renews this process's leases every third of a lease (so one survives two lost beats),
+    and does `also` (a worker announces itself)."""
+    leases = context.leases
+
+    def beat() -> None:
+        leases.renew(context.held.snapshot(), context.holder)
+        also()
+
+    _start(Periodic("heartbeat", context.settings.worker_lease_s / 3, beat), stack)
 
 
 class _Background(Protocol):
@@ -238,10 +225,6 @@ class _Background(Protocol):
 def _start(thing: _Background, stack: ExitStack) -> None:
     thing.start()
     stack.callback(thing.close)
-
-
-def _beat_s(settings: AppSettings) -> float:
-    return settings.worker_lease_s / 3  # a lease survives two lost beats
 
 
 def _database(settings: AppSettings, stack: ExitStack) -> Database:
@@ -280,19 +263,3 @@ def _celery(settings: AppSettings, stack: ExitStack) -> Celery:
     celery = make_celery(settings)
     stack.callback(celery.close)
     return celery
-
-
-def _celery_dispatcher(
-    settings: AppSettings, leases: Leases, client: redis.Redis, celery: Celery
-) -> CeleryDispatcher:
-    return CeleryDispatcher(
-        celery=celery,
-        client=client,
-        leases=leases,
-        registry=_registry(settings, client),
-        lease_s=settings.broker_visibility_timeout_s,
-    )
-
-
-def _registry(settings: AppSettings, client: redis.Redis) -> WorkerRegistry:
-    return WorkerRegistry(client, settings.redis_prefix, ttl_s=settings.worker_lease_s)

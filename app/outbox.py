@@ -49,20 +49,29 @@ def _uncounted(outcome: str) -> None:
 
 
 @dataclass(frozen=True)
+class Retry:
+    """How hard to try: attempts at most, and the wait after each, doubled and capped."""
+
+    max_attempts: int
+    first_backoff_s: float
+    max_backoff_s: float
+
+    def backoff(self, attempts: int) -> timedelta:
+        return timedelta(
+            seconds=min(self.first_backoff_s * 2 ** (attempts - 1), self.max_backoff_s)
+        )
+
+
+@dataclass(frozen=True)
 class Channel:
     """One kind of outbox message: its table, how one is sent, and how hard to try."""
 
     name: str
     model: type[OutboxMessage]
     send: Callable[[int], int | None]  # the HTTP status when delivered; raises Undelivered
-    max_attempts: int
-    backoff_s: float
-    backoff_max_s: float
+    retry: Retry
     claim_s: float  # longer than one attempt can take
     count: Callable[[str], None] = _uncounted  # each attempt's outcome: delivered/retry/failed
-
-    def backoff(self, attempts: int) -> timedelta:
-        return timedelta(seconds=min(self.backoff_s * 2 ** (attempts - 1), self.backoff_max_s))
 
 
 class OutboxSender:
@@ -167,10 +176,10 @@ class OutboxSender:
             message.last_status_code = status_code
             if failure is None:
                 message.status, outcome = OutboxStatus.DELIVERED, "delivered"
-            elif message.attempts >= channel.max_attempts:
+            elif message.attempts >= channel.retry.max_attempts:
                 message.status, outcome = OutboxStatus.FAILED, "failed"
             else:
-                message.next_attempt_at = utcnow() + channel.backoff(message.attempts)
+                message.next_attempt_at = utcnow() + channel.retry.backoff(message.attempts)
                 outcome = "retry"
             attempts = message.attempts
         channel.count(outcome)

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 from app.db import Database
 from app.metrics import Metrics
 from app.models import Submission, WebhookDelivery
-from app.outbox import Channel, Undelivered
+from app.outbox import Channel, Retry, Undelivered
 from app.settings import AppSettings
 from app.submissions.schemas import SubmissionPublic
 from grader.report import Report
@@ -75,16 +75,14 @@ def webhook_channel(
     def send(delivery_id: int) -> int:
         return _post(delivery_id, database=database, settings=settings, client=client)
 
+    retry = Retry(
+        settings.webhook_max_attempts, settings.webhook_backoff_s, settings.webhook_backoff_max_s
+    )
+    # An attempt is a connect and a read, each within the timeout.
+    claim_s = settings.webhook_timeout_s * 3 + 5
+    count = metrics.webhooks.labels
     return Channel(
-        name="webhook delivery",
-        model=WebhookDelivery,
-        send=send,
-        max_attempts=settings.webhook_max_attempts,
-        backoff_s=settings.webhook_backoff_s,
-        backoff_max_s=settings.webhook_backoff_max_s,
-        # An attempt is a connect and a read, each within the timeout.
-        claim_s=settings.webhook_timeout_s * 3 + 5,
-        count=lambda outcome: metrics.webhooks.labels(outcome).inc(),
+        "webhook delivery", WebhookDelivery, send, retry, claim_s, lambda o: count(o).inc()
     )
 
 

@@ -28,7 +28,7 @@ from app.lti.models import LtiLaunch, LtiPlatform, LtiScorePost
 from app.lti.registrations import to_registration
 from app.lti.tool_key import tool_key
 from app.models import OutboxStatus, Submission, SubmissionStatus, utcnow
-from app.outbox import Channel, Undelivered
+from app.outbox import Channel, Retry, Undelivered
 from app.settings import AppSettings
 from grader.report import Report, ReportStatus, TestStatus
 
@@ -126,12 +126,10 @@ def score_channel(database: Database, settings: AppSettings) -> Channel:
         except (LtiException, RequestException) as failure:
             raise Undelivered(f"{type(failure).__name__}: {failure}") from None
 
-    return Channel(
-        name="score post",
-        model=LtiScorePost,
-        send=send,
-        max_attempts=settings.lti_score_max_attempts,
-        backoff_s=settings.lti_score_backoff_s,
-        backoff_max_s=settings.webhook_backoff_max_s,
-        claim_s=HTTP_TIMEOUT_S * 3 + 5,  # a token request and the post
+    retry = Retry(
+        settings.lti_score_max_attempts,
+        settings.lti_score_backoff_s,
+        settings.webhook_backoff_max_s,
     )
+    # An attempt is a token request and the post.
+    return Channel("score post", LtiScorePost, send, retry, claim_s=HTTP_TIMEOUT_S * 3 + 5)

@@ -13,6 +13,7 @@ from app.leases import Leases
 from app.logs import bound_submission
 from app.scaleout.broker import GRADE_TASK, GRADING_QUEUE
 from app.scaleout.registry import WorkerRegistry
+from app.settings import AppSettings
 from grader.sandbox.interface import Layer
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,18 @@ class CeleryDispatcher:
         self._leases = leases
         self._registry = registry
         self._lease_s = lease_s
+
+    @classmethod
+    def for_settings(
+        cls, settings: AppSettings, celery: Celery, client: redis.Redis, leases: Leases
+    ) -> CeleryDispatcher:
+        return cls(
+            celery=celery,
+            client=client,
+            leases=leases,
+            registry=WorkerRegistry.for_settings(settings, client),
+            lease_s=settings.broker_visibility_timeout_s,
+        )
 
     def start(self) -> None:
         """Nothing to start: the broker is connected on the first send."""

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 
 import redis
 
+from app.settings import AppSettings
 from grader.sandbox.interface import Layer
 
 
@@ -24,6 +25,11 @@ class WorkerRegistry:
         self._client = client
         self._prefix = f"{prefix}worker:"
         self._ttl_ms = max(1, round(ttl_s * 1000))
+
+    @classmethod
+    def for_settings(cls, settings: AppSettings, client: redis.Redis) -> WorkerRegistry:
+        """An entry lasts a lease: a worker that stops renewing drops out with its leases."""
+        return cls(client, settings.redis_prefix, ttl_s=settings.worker_lease_s)
 
     def announce(self, info: WorkerInfo) -> None:
         body = json.dumps(

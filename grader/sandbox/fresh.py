@@ -34,11 +34,10 @@ class _Interpreter:
             "single",
             scratch,
             theirs.fileno(),
+            fd_name="channel_fd",
             uid_base=uid_base,
-            preload=",".join(preload),
+            preload=preload,
             slot=slot,
-            scratch=scratch,
-            channel_fd=theirs.fileno(),
         )
         theirs.close()
         self._status: ExitStatus | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import queue
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from grader.sandbox.interface import Layer
@@ -61,13 +61,30 @@ def zygote_argv(command: str, **options: object) -> list[str]:
     return argv
 
 
-def start_python(command: str, cwd: str, fd: int, **options: object) -> subprocess.Popen[bytes]:
-    """The zygote module's `command`, handed descriptor `fd`, in a session of its own (so a
-    Ctrl-C meant for the service does not reach it)."""
+def start_python(
+    command: str,
+    scratch: str,
+    fd: int,
+    *,
+    fd_name: str,
+    uid_base: int,
+    preload: Sequence[str],
+    **options: object,
+) -> subprocess.Popen[bytes]:
+    """The zygote module's `command` in `scratch`, handed descriptor `fd` as option `fd_name`,
+    in a session of its own (so a Ctrl-C meant for the service does not reach it)."""
+    argv = zygote_argv(
+        command,
+        uid_base=uid_base,
+        preload=",".join(preload),
+        scratch=scratch,
+        **{fd_name: fd},
+        **options,
+    )
     return subprocess.Popen(
-        zygote_argv(command, **options),
+        argv,
         env=ENVIRONMENT,
-        cwd=cwd,
+        cwd=scratch,
         pass_fds=[fd],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

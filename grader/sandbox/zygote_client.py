@@ -72,13 +72,7 @@ class Zygote:
         protect_supervisor()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         process = start_python(
-            "serve",
-            root,
-            theirs.fileno(),
-            uid_base=uid_base,
-            preload=",".join(preload),
-            scratch=root,
-            control_fd=theirs.fileno(),
+            "serve", root, theirs.fileno(), fd_name="control_fd", uid_base=uid_base, preload=preload
         )
         theirs.close()
         ours.settimeout(START_TIMEOUT_S)

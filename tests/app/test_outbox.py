@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from app_support import CORRECT, SEED, wait_until
 
 from app.db import Database
 from app.models import OutboxStatus, Submission, SubmissionStatus, WebhookDelivery
-from app.outbox import Channel, OutboxSender, Undelivered
+from app.outbox import Channel, OutboxSender, Retry, Undelivered
 
 
 @pytest.fixture
@@ -42,9 +42,8 @@ def load(database: Database, delivery_id: int) -> WebhookDelivery:
         return row
 
 
-def channel(send: object, **overrides: float) -> Channel:
-    values = {"max_attempts": 3, "backoff_s": 0.05, "backoff_max_s": 1.0, "claim_s": 30.0}
-    return Channel(name="test", model=WebhookDelivery, send=send, **values | overrides)  # type: ignore[arg-type]
+def channel(send: Callable[[int], int], backoff_s: float = 0.05) -> Channel:
+    return Channel("test", WebhookDelivery, send, Retry(3, backoff_s, 1.0), claim_s=30.0)
 
 
 def test_two_senders_make_each_attempt_once(database: Database) -> None:
