@@ -33,7 +33,7 @@ from celery import Celery
 from app.api_process import ApiProcess
 from app.db import Database
 from app.dispatch import Dispatcher, EmbeddedDispatcher
-from app.grading import GradingContext, OnGraded, warm_up
+from app.grading import GradingContext, OnDone, OnGraded, warm_up
 from app.leases import Held, Leases, process_name
 from app.lti.passback import mark_graded, score_channel
 from app.metrics import Metrics
@@ -82,9 +82,10 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
         waiters = Waiters()
         outbox = _outbox(settings, database, metrics, stack)
 
-        def on_done(submission_id: str) -> None:
+        def on_done(submission_id: str, outbox_due: bool) -> None:
             waiters.notify(submission_id)
-            outbox.wake()
+            if outbox_due:
+                outbox.wake()
 
         if settings.broker_url:
             path = _scale_out_api(settings, leases, on_done, stack)
@@ -140,7 +141,7 @@ def _embedded_api(context: GradingContext, leases: Leases, stack: ExitStack) -> 
 
 
 def _scale_out_api(
-    settings: AppSettings, leases: Leases, on_done: Callable[[str], None], stack: ExitStack
+    settings: AppSettings, leases: Leases, on_done: OnDone, stack: ExitStack
 ) -> _Path:
     client = _redis(settings, stack)
     _start(DoneListener(client, settings.redis_prefix, on_done), stack)
@@ -198,7 +199,7 @@ def _grading(  # noqa: PLR0917 (what one grading needs, as this process has it)
     grader: Grader,
     holder: str,
     metrics: Metrics,
-    on_done: Callable[[str], None],
+    on_done: OnDone,
 ) -> GradingContext:
     return GradingContext(settings, database, grader, holder, Held(), ON_GRADED, metrics, on_done)
 

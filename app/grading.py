@@ -36,8 +36,16 @@ from grader.runner import Grader
 
 log = logging.getLogger(__name__)
 
-# Records, in the transaction that stores a report, what must follow it (app.outbox).
-OnGraded = Callable[[Session, str, Report], None]
+# Records, in the transaction that stores a report, what must follow it (app.outbox); returns
+# whether it recorded a message that is due now.
+OnGraded = Callable[[Session, str, Report], bool]
+# Called with the submission id once its report is stored, and whether the outbox has something
+# new to send: wakes ?wait=true requests, and the outbox only when it has work.
+OnDone = Callable[[str, bool], None]
+
+
+def _nobody_waits(submission_id: str, outbox_due: bool) -> None:
+    """A process where nothing waits for a grading to end (tests)."""
 
 
 @dataclass(frozen=True)
@@ -51,8 +59,7 @@ class GradingContext:
     held: Held = field(default_factory=Held)
     on_graded: Sequence[OnGraded] = ()
     metrics: Metrics | None = None
-    # Called with the submission id once its report is stored (wakes ?wait=true requests).
-    on_done: Callable[[str], None] = field(default=lambda submission_id: None)
+    on_done: OnDone = _nobody_waits
 
     @property
     def leases(self) -> Leases:
@@ -95,7 +102,8 @@ def _grade_claimed(submission_id: str, claim: Claim, context: GradingContext) ->
     else:
         log.info("grading %s, attempt %d", claim.exercise, claim.attempts)
         report = _grade(context.grader, claim)
-    if not _finish(context, submission_id, report):
+    outbox_due = _finish(context, submission_id, report)
+    if outbox_due is None:
         log.info("already finished by another grader; this result is dropped")
     elapsed = time.perf_counter() - started
     if context.metrics is not None:
@@ -109,7 +117,7 @@ def _grade_claimed(submission_id: str, claim: Claim, context: GradingContext) ->
         elapsed * 1000,
         extra={"report_status": report.status.value, "duration_ms": round(elapsed * 1000, 1)},
     )
-    context.on_done(submission_id)
+    context.on_done(submission_id, bool(outbox_due))
 
 
 def _grade(grader: Grader, claim: Claim) -> Report:
@@ -138,9 +146,10 @@ def error_report(grader: Grader, exercise: str, reason: str) -> Report:
         )
 
 
-def _finish(context: GradingContext, submission_id: str, report: Report) -> bool:
-    """Store the report, mark the submission done and drop its lease, and record what follows,
-    unless another grader finished first (then False: this result is dropped)."""
+def _finish(context: GradingContext, submission_id: str, report: Report) -> bool | None:
+    """Store the report, mark the submission done and drop its lease, and record what follows;
+    returns whether the outbox got a message due now, or None when another grader finished
+    first (this result is dropped)."""
     with context.database.session() as session:
         result = session.execute(
             update(Submission)
@@ -155,7 +164,6 @@ def _finish(context: GradingContext, submission_id: str, report: Report) -> bool
             .execution_options(synchronize_session=False)
         )
         if cast(CursorResult[Any], result).rowcount != 1:
-            return False
-        for record in context.on_graded:
-            record(session, submission_id, report)
-    return True
+            return None
+        recorded = [record(session, submission_id, report) for record in context.on_graded]
+    return any(recorded)

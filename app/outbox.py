@@ -89,8 +89,8 @@ class OutboxSender:
     def start(self) -> None:
         self._loop.start()
 
-    def wake(self, _submission_id: str = "") -> None:
-        """Look for due messages now (a report was just stored)."""
+    def wake(self) -> None:
+        """Look for due messages now (a grading just recorded one)."""
         self._loop.wake()
 
     def close(self) -> None:

@@ -60,11 +60,12 @@ def verify_signature(
     return hmac.compare_digest(sign(key, sent, body), signature)
 
 
-def record_delivery(session: Session, submission_id: str, report: Report) -> None:
+def record_delivery(session: Session, submission_id: str, report: Report) -> bool:
     """app.grading's hook: with the report, a delivery to the submission's callback_url."""
     url = session.scalar(select(Submission.callback_url).where(Submission.id == submission_id))
     if url:
         session.add(WebhookDelivery(submission_id=submission_id, url=url))
+    return bool(url)
 
 
 def webhook_channel(

@@ -14,12 +14,14 @@ activityProgress Completed, gradingProgress FullyGraded, and a one-line comment 
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.grade import Grade
 from pylti1p3.service_connector import ServiceConnector
 from requests import RequestException
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from app.db import Database
@@ -52,10 +54,11 @@ def track(session: Session, submission_id: str, launch_id: str) -> None:
         mark_graded(session, submission_id, Report.model_validate(report))
 
 
-def mark_graded(session: Session, submission_id: str, report: Report) -> None:
-    """Called in the transaction that stores the report: the score becomes due."""
+def mark_graded(session: Session, submission_id: str, report: Report) -> bool:
+    """app.grading's hook, in the transaction that stores the report: the score becomes due
+    (returns whether one did)."""
     failed = report.status is ReportStatus.ERROR
-    session.execute(
+    result = session.execute(
         update(LtiScorePost)
         .where(
             LtiScorePost.submission_id == submission_id,
@@ -68,6 +71,7 @@ def mark_graded(session: Session, submission_id: str, report: Report) -> None:
         )
         .execution_options(synchronize_session=False)
     )
+    return not failed and cast(CursorResult[Any], result).rowcount == 1
 
 
 def comment(report: Report) -> str:

@@ -5,12 +5,14 @@ report is stored, and every API replica wakes the ?wait=true requests waiting on
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
-from collections.abc import Callable
 
 import redis
 from redis.client import PubSub
+
+from app.grading import OnDone
 
 log = logging.getLogger(__name__)
 
@@ -20,21 +22,25 @@ def channel(prefix: str) -> str:
 
 
 class DonePublisher:
+    """An app.grading.OnDone that announces over Redis."""
+
     def __init__(self, client: redis.Redis, prefix: str) -> None:
         self._client = client
         self._channel = channel(prefix)
 
-    def __call__(self, submission_id: str) -> None:
+    def __call__(self, submission_id: str, outbox_due: bool) -> None:
+        message = json.dumps({"id": submission_id, "outbox_due": outbox_due})
         try:
-            self._client.publish(self._channel, submission_id)
+            self._client.publish(self._channel, message)
         except redis.RedisError:
             log.warning("could not announce a finished submission; its waiters poll instead")
 
 
 class DoneListener:
-    """A thread that calls `notify(id)` for every announcement, reconnecting when Redis drops."""
+    """A thread that calls `notify(id, outbox_due)` for every announcement, reconnecting when
+    Redis drops."""
 
-    def __init__(self, client: redis.Redis, prefix: str, notify: Callable[[str], None]) -> None:
+    def __init__(self, client: redis.Redis, prefix: str, notify: OnDone) -> None:
         self._client = client
         self._channel = channel(prefix)
         self._notify = notify
@@ -65,5 +71,5 @@ class DoneListener:
             while not self._closed.is_set():
                 message = pubsub.get_message(timeout=1.0)
                 if message is not None and message["type"] == "message":
-                    data = message["data"]
-                    self._notify(data.decode() if isinstance(data, bytes) else str(data))
+                    done = json.loads(message["data"])
+                    self._notify(str(done["id"]), bool(done["outbox_due"]))

@@ -4,6 +4,7 @@ recorded with it by the hooks."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
@@ -60,14 +61,18 @@ def load(database: Database, submission_id: str) -> Submission:
 
 def test_a_queued_submission_is_graded_and_done(context: GradingContext) -> None:
     submission_id = store(context.database)
-    done: list[str] = []
-    grade_submission(submission_id, context.__class__(**{**vars(context), "on_done": done.append}))
+    done: list[tuple[str, bool]] = []
+
+    def on_done(submission_id: str, outbox_due: bool) -> None:
+        done.append((submission_id, outbox_due))
+
+    grade_submission(submission_id, context.__class__(**{**vars(context), "on_done": on_done}))
     row = load(context.database, submission_id)
     assert row.status is SubmissionStatus.DONE
     assert row.attempts == 1
     assert row.report is not None and row.report["status"] == "passed"
     assert row.started_at is not None and row.finished_at is not None
-    assert done == [submission_id]
+    assert done == [(submission_id, False)]  # no callback_url: nothing for the outbox
 
 
 def test_a_done_submission_is_not_graded_again(
@@ -142,7 +147,10 @@ def test_two_graders_racing_for_one_submission_grade_it_once(
 
 def test_a_callback_url_records_a_delivery_with_the_report(context: GradingContext) -> None:
     submission_id = store(context.database, callback_url="http://127.0.0.1:9/hook")
-    grade_submission(submission_id, context)
+    done: list[bool] = []
+    with_callback = dataclasses.replace(context, on_done=lambda _id, due: done.append(due))
+    grade_submission(submission_id, with_callback)
+    assert done == [True]  # the outbox is woken
     with context.database.session() as session:
         delivery = session.scalars(select(WebhookDelivery)).one()
     assert delivery.submission_id == submission_id

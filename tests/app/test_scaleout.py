@@ -284,15 +284,15 @@ def test_the_api_rate_limits_through_redis(
 
 
 def test_a_worker_announcement_wakes_the_api(ns: RedisNamespace) -> None:
-    woken: list[str] = []
-    listener = DoneListener(ns.client, ns.prefix, woken.append)
+    woken: list[tuple[str, bool]] = []
+    listener = DoneListener(ns.client, ns.prefix, lambda *done: woken.append(done))
     listener.start()
     try:
         publish = DonePublisher(ns.client, ns.prefix)
         deadline = time.monotonic() + 10
         while not woken and time.monotonic() < deadline:  # until the subscription is live
-            publish("s1")
+            publish("s1", True)
             time.sleep(0.05)
-        assert woken[:1] == ["s1"]
+        assert woken[:1] == [("s1", True)]
     finally:
         listener.close()
