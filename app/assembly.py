@@ -78,7 +78,7 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
         leases = Leases(database, settings)
         metrics = Metrics()
         metrics.track_submissions(database)
-        metrics.track_queue(leases.unfinished)
+        metrics.track_queue(leases.depth)
         waiters = Waiters()
         outbox = _outbox(settings, database, metrics, stack)
 

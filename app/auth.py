@@ -11,14 +11,18 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 
 from app.api_keys import find_key
 from app.deps import ApiDep
+from app.models import DEFAULT_COURSE_ID, Role
 from app.problems import Unauthorized
 
 
 @dataclass(frozen=True)
 class Principal:
-    """Who is calling: an API key, or anyone (the service runs open on loopback)."""
+    """Who is calling: an API key, or anyone (the service runs open on loopback, as the default
+    course's admin). What each may see and do is app.access's."""
 
     key_id: int | None
+    course_id: int
+    role: Role
     # Owner of idempotency keys and of the per-key rate limit.
     scope: str
 
@@ -40,12 +44,12 @@ def authenticate(
                 "send an API key as `Authorization: Bearer <key>` or `X-API-Key: <key>`"
             )
         client = request.client.host if request.client else "unknown"
-        return Principal(key_id=None, scope=f"open:{client}")
+        return Principal(None, DEFAULT_COURSE_ID, Role.ADMIN, scope=f"open:{client}")
     with api.database.session() as session:
         row = find_key(session, key)
     if row is None:
-        raise Unauthorized("this API key is not known")
-    return Principal(key_id=row.id, scope=f"key:{row.id}")
+        raise Unauthorized("this API key is not known, or was revoked")
+    return Principal(row.id, row.course_id, row.role, scope=f"key:{row.id}")
 
 
 PrincipalDep = Annotated[Principal, Depends(authenticate)]

@@ -4,7 +4,8 @@ autograder serve [--host H] [--port P]   run the HTTP service (embedded defaults
 autograder worker [--slots N] [--name W] run a grading worker of the scale-out path: it
                                          takes jobs from AUTOGRADER_BROKER_URL (redis://)
                                          and grades into AUTOGRADER_DATABASE_URL
-autograder keys create [--name N]        make an API key; printed once, stored hashed
+autograder keys create|list|revoke       API keys of each course, and their roles
+                                         (app.key_commands)
 autograder lti add-platform --issuer ... register an LMS (LTI 1.3) or update its registration
 autograder submit SLUG FILE [--url U]    grade FILE on a running service (the notebook client's
                                          path; exit codes as `grade`)
@@ -23,9 +24,9 @@ import uvicorn
 from pydantic import ValidationError
 
 from app import logs
-from app.api_keys import create_key
 from app.assembly import build_worker
-from app.db import Database
+from app.db import migrated
+from app.key_commands import add_key_commands
 from app.lti.registrations import add_platform
 from app.main import create_app
 from app.settings import AppSettings, get_settings
@@ -55,11 +56,7 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
     serve.add_argument("--port", type=int, help="port to listen on (default 8000)")
     serve.set_defaults(handler=_serve)
 
-    keys = commands.add_parser("keys", help="manage API keys")
-    key_commands = keys.add_subparsers(required=True, metavar="ACTION")
-    create = key_commands.add_parser("create", help="make a key; it is printed once")
-    create.add_argument("--name", default="default", help="who or what the key is for")
-    create.set_defaults(handler=_keys_create)
+    add_key_commands(commands)
 
     worker = commands.add_parser(
         "worker", help="run a grading worker (scale-out: needs AUTOGRADER_BROKER_URL)"
@@ -180,45 +177,20 @@ def _submit(args: argparse.Namespace, _engine: GraderSettings) -> int:
 
 
 def _lti_add_platform(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    settings = get_settings()
-    database = Database.from_url(settings.sqlalchemy_url())
-    try:
-        database.migrate()
-        with database.session() as session:
-            row = add_platform(
-                session,
-                args.issuer,
-                args.client_id,
-                args.deployment_id,
-                args.auth_login_url,
-                args.auth_token_url,
-                args.key_set_url,
-            )
-            platform_id, deployments = row.id, row.deployment_ids
-    finally:
-        database.close()
+    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
+        row = add_platform(
+            session,
+            args.issuer,
+            args.client_id,
+            args.deployment_id,
+            args.auth_login_url,
+            args.auth_token_url,
+            args.key_set_url,
+        )
+        platform_id, deployments = row.id, row.deployment_ids
     print(
         f"platform {platform_id}: {args.issuer} (client {args.client_id}), deployments "
         f"{', '.join(deployments)}"
-    )
-    return engine_cli.EXIT_OK
-
-
-def _keys_create(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    settings = get_settings()
-    database = Database.from_url(settings.sqlalchemy_url())
-    try:
-        database.migrate()
-        with database.session() as session:
-            row, key = create_key(session, args.name)
-            key_id = row.id
-    finally:
-        database.close()
-    print(key)
-    print(
-        f"API key {key_id} ({args.name!r}): shown once, stored hashed. Send it as "
-        "`Authorization: Bearer <key>` or `X-API-Key: <key>`.",
-        file=sys.stderr,
     )
     return engine_cli.EXIT_OK
 

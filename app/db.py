@@ -95,3 +95,14 @@ def migrate(engine: Engine, revision: str = "head") -> None:
                     text("SELECT pg_advisory_unlock(:id)"), {"id": _MIGRATION_LOCK_ID}
                 )
                 connection.commit()
+
+
+@contextmanager
+def migrated(url: str) -> Iterator[Database]:
+    """A database brought to the latest schema, for one command, closed after it."""
+    database = Database.from_url(url)
+    try:
+        database.migrate()
+        yield database
+    finally:
+        database.close()

@@ -1,6 +1,6 @@
 """FastAPI dependencies, as `Annotated` aliases. Several double as validators: `ExerciseDep`
-is the exercise or a 404, `SubmissionDep` the submission or a 404, `NewSubmissionDep` a
-request that names a known exercise and a source within the size limit."""
+is the exercise or a 404, `NewSubmissionDep` a request that names a known exercise and a source
+within the size limit; `find_submission` is a submission the caller may see, or a 404."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from app.api_process import ApiProcess
@@ -63,16 +64,22 @@ def valid_exercise(slug: str, catalog: CatalogDep) -> Exercise:
 ExerciseDep = Annotated[Exercise, Depends(valid_exercise)]
 
 
-def valid_submission(submission_id: str, session: SessionDep) -> Submission:
+def find_submission(
+    session: Session, submission_id: str, visible: ColumnElement[bool]
+) -> Submission:
+    """The submission, if the caller may see it (`visible`: app.access); else 404 alike."""
     # Anything but a well-formed id is unknown without asking the database (which may refuse
     # some characters outright: PostgreSQL has no NUL in text).
-    row = session.get(Submission, submission_id) if _ID.fullmatch(submission_id) else None
+    row = (
+        session.scalars(
+            select(Submission).where(Submission.id == submission_id, visible)
+        ).one_or_none()
+        if _ID.fullmatch(submission_id)
+        else None
+    )
     if row is None:
         raise SubmissionNotFound(f"no submission has id {submission_id!r}")
     return row
-
-
-SubmissionDep = Annotated[Submission, Depends(valid_submission)]
 
 
 def valid_new_submission(

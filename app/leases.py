@@ -200,12 +200,19 @@ class Leases:
                 )
             )
 
-    def unfinished(self) -> int:
+    def depth(self) -> int:
         """Submissions accepted and not finished, deployment-wide: the queue's depth."""
+        return self.unfinished(course_id=None)[0]
+
+    def unfinished(self, course_id: int | None) -> tuple[int, int]:
+        """Submissions accepted and not finished: deployment-wide, and of one course."""
+        of_course = func.coalesce(
+            func.sum(case((Submission.course_id == course_id, 1), else_=0)), 0
+        )
         with self._database.session() as session:
-            count = session.scalar(
-                select(func.count())
+            row = session.execute(
+                select(func.count(), of_course)
                 .select_from(Submission)
                 .where(Submission.status != SubmissionStatus.DONE)
-            )
-        return count or 0
+            ).one()
+        return int(row[0]), int(row[1])

@@ -98,6 +98,26 @@ def _enum(enum: type[StrEnum]) -> Enum:
     )
 
 
+class Role(StrEnum):
+    """What an API key may do in its course (app.access)."""
+
+    ADMIN = "admin"  # everything in its course, and managing keys and LMS platforms
+    INSTRUCTOR = "instructor"  # every submission of its course, with the code
+    SUBMITTER = "submitter"  # an integration: submits, and reads what it submitted
+
+
+# The course that existing keys and submissions belong to, and the open loopback mode's.
+DEFAULT_COURSE_ID = 1
+
+
+class Course(Base):
+    __tablename__ = "courses"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    slug: Mapped[str] = mapped_column(String(100), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class ApiKey(Base):
     __tablename__ = "api_keys"
 
@@ -107,7 +127,10 @@ class ApiKey(Base):
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     # The key's first characters, so an operator can tell keys apart in logs and listings.
     prefix: Mapped[str] = mapped_column(String(16))
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
+    role: Mapped[Role] = mapped_column(_enum(Role))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Submission(Base):
@@ -120,6 +143,10 @@ class Submission(Base):
     )
 
     id: Mapped[str] = mapped_column(String(26), primary_key=True, default=new_id)
+    # Student ids, and who may see a submission, are scoped to its course.
+    course_id: Mapped[int] = mapped_column(
+        ForeignKey("courses.id", ondelete="CASCADE"), index=True, default=DEFAULT_COURSE_ID
+    )
     exercise: Mapped[str] = mapped_column(String(100))
     student_id: Mapped[str | None] = mapped_column(String(200))
     source: Mapped[str] = mapped_column(Text)

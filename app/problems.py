@@ -88,6 +88,10 @@ class IdempotencyKeyReused(Problem):
     status, kind, title = 422, "idempotency-key-reused", "Idempotency-Key reused"
 
 
+class ReservedStudentId(Problem):
+    status, kind, title = 422, "reserved-student-id", "Student id reserved"
+
+
 class PayloadTooLarge(Problem):
     status, kind, title = 413, "payload-too-large", "Payload too large"
 
@@ -104,6 +108,10 @@ class RateLimited(_RetryLater):
 
 class QueueFull(_RetryLater):
     status, kind, title = 503, "queue-full", "Grading queue full"
+
+
+class CourseQueueFull(_RetryLater):
+    status, kind, title = 429, "course-queue-full", "Too much of this course's work in flight"
 
 
 def problem_response(

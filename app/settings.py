@@ -53,6 +53,9 @@ class AppSettings(GraderSettings):
     # Submissions accepted but not finished, at most; past it POST answers 503 with Retry-After.
     # Work is refused explicitly, never dropped.
     queue_capacity: int = Field(default=256, ge=1)
+    # Submissions of one course accepted but not finished, at most; past it POST answers 429 with
+    # Retry-After, so one course's key cannot fill the whole queue.
+    queue_capacity_per_course: int = Field(default=192, ge=1)
     # The Retry-After of a 503 when the queue is full, in seconds.
     queue_retry_after_s: int = Field(default=5, ge=1)
     # Grading starts of one submission, at most: a submission whose grading was interrupted

@@ -27,8 +27,8 @@ from app.deps import (
     ApiDep,
     SessionDep,
     SettingsDep,
+    find_submission,
     valid_new_submission,
-    valid_submission,
 )
 from app.lti import deep_linking, passback
 from app.lti import launch as launches
@@ -37,6 +37,7 @@ from app.lti.pages import LaunchRefused, exercise_picker, open_in_new_window, po
 from app.lti.pages import refused as refused_page
 from app.lti.sessions import InvalidToken, LaunchSession
 from app.lti.tool_key import tool_key
+from app.models import DEFAULT_COURSE_ID, Role, Submission
 from app.problems import (
     PayloadTooLarge,
     QueueFull,
@@ -216,7 +217,7 @@ LaunchSessionDep = Annotated[LaunchSession, Depends(launch_session)]
 
 
 def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> SubmissionAccepted:
-    principal = Principal(key_id=None, scope=f"lti:{who.launch_id}")
+    principal = Principal(None, DEFAULT_COURSE_ID, Role.SUBMITTER, scope=f"lti:{who.launch_id}")
     accepted = submissions.accept(api, principal, body, None)
     with api.database.session() as session:
         passback.track(session, accepted.submission.id, who.launch_id)
@@ -258,7 +259,12 @@ def list_submissions(
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> SubmissionPage:
     rows, next_cursor = submissions.history(
-        session, student_id=who.student_id, exercise=who.exercise, cursor=cursor, limit=limit
+        session,
+        Submission.student_id == who.student_id,
+        student_id=None,
+        exercise=who.exercise,
+        cursor=cursor,
+        limit=limit,
     )
     return SubmissionPage(
         items=[SubmissionSummary.from_row(row) for row in rows], next_cursor=next_cursor
@@ -274,11 +280,10 @@ def list_submissions(
 def get_submission(
     submission_id: str, who: LaunchSessionDep, session: SessionDep
 ) -> SubmissionPublic:
-    """One of the launched student's own submissions, with its report once graded."""
-    row = valid_submission(submission_id, session)
-    if row.student_id != who.student_id:
-        raise SubmissionNotFound(f"no submission has id {submission_id!r}")
-    return SubmissionPublic.from_row(row)
+    """One of the launched student's own submissions, with its code and, once graded, its
+    report."""
+    row = find_submission(session, submission_id, Submission.student_id == who.student_id)
+    return SubmissionPublic.from_row(row, show_source=True)
 
 
 async def _on_refused(request: Request, error: Exception) -> Response:

@@ -4,25 +4,22 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Depends, Query, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from app.auth import PrincipalDep
-from app.deps import (
-    ApiDep,
-    IdempotencyKeyDep,
-    NewSubmissionDep,
-    SessionDep,
-    SubmissionDep,
-)
-from app.models import SubmissionStatus
+from app import access
+from app.auth import Principal, PrincipalDep
+from app.deps import ApiDep, IdempotencyKeyDep, NewSubmissionDep, SessionDep, find_submission
+from app.models import Submission, SubmissionStatus
 from app.problems import (
+    CourseQueueFull,
     IdempotencyKeyReused,
     NotFinished,
     PayloadTooLarge,
     QueueFull,
     RateLimited,
+    ReservedStudentId,
     SubmissionNotFound,
     Unauthorized,
     UnknownExercise,
@@ -44,6 +41,24 @@ from grader.report import Report
 router = APIRouter(prefix="/submissions", tags=["submissions"])
 
 
+def visible_submission(
+    submission_id: str, session: SessionDep, principal: PrincipalDep
+) -> Submission:
+    return find_submission(session, submission_id, access.visible(principal))
+
+
+VisibleSubmissionDep = Annotated[Submission, Depends(visible_submission)]
+
+
+def public(submission: Submission, principal: Principal) -> SubmissionPublic:
+    """The submission as this caller may see it."""
+    return SubmissionPublic.from_row(
+        submission,
+        show_source=access.may_see_source(principal, submission),
+        show_callback=access.may_see_callback(principal, submission),
+    )
+
+
 @router.post(
     "",
     status_code=202,
@@ -59,7 +74,9 @@ router = APIRouter(prefix="/submissions", tags=["submissions"])
             UnknownExercise,
             PayloadTooLarge,
             IdempotencyKeyReused,
+            ReservedStudentId,
             RateLimited,
+            CourseQueueFull,
             QueueFull,
         ),
     },
@@ -78,6 +95,7 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
     however often a request with the same Idempotency-Key is retried). Poll
     `GET /v1/submissions/{id}`, or pass `?wait=true`; a wait that outlasts
     AUTOGRADER_WAIT_TIMEOUT_S answers 202 with the state so far."""
+    access.check_student_id(body.student_id)
     accepted = await run_in_threadpool(service.accept, api, principal, body, idempotency_key)
     submission = accepted.submission
     location = f"/v1/submissions/{submission.id}"
@@ -91,7 +109,7 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
         submission = await run_in_threadpool(service.load_or, api, submission)
     if wait and submission.status is SubmissionStatus.DONE:
         return JSONResponse(
-            SubmissionPublic.from_row(submission).model_dump(mode="json"),
+            public(submission, principal).model_dump(mode="json"),
             status_code=200,
             headers={"Location": location},
         )
@@ -105,8 +123,9 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
     summary="A history of submissions, newest first",
     responses=responses(Unauthorized),
 )
-def list_submissions(
+def list_submissions(  # noqa: PLR0917 (FastAPI injects by name)
     session: SessionDep,
+    principal: PrincipalDep,
     student_id: Annotated[str | None, Query(max_length=200, pattern=TEXT_PATTERN)] = None,
     exercise: Annotated[str | None, Query(max_length=100, pattern=SLUG_PATTERN)] = None,
     cursor: Annotated[
@@ -114,8 +133,14 @@ def list_submissions(
     ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> SubmissionPage:
+    """What the caller may see (app.access), filtered by student and exercise if asked."""
     rows, next_cursor = service.history(
-        session, student_id=student_id, exercise=exercise, cursor=cursor, limit=limit
+        session,
+        access.visible(principal),
+        student_id=student_id,
+        exercise=exercise,
+        cursor=cursor,
+        limit=limit,
     )
     return SubmissionPage(
         items=[SubmissionSummary.from_row(row) for row in rows], next_cursor=next_cursor
@@ -128,8 +153,9 @@ def list_submissions(
     summary="A submission, with its report once graded",
     responses=responses(Unauthorized, SubmissionNotFound),
 )
-def get_submission(submission: SubmissionDep) -> SubmissionPublic:
-    return SubmissionPublic.from_row(submission)
+def get_submission(submission: VisibleSubmissionDep, principal: PrincipalDep) -> SubmissionPublic:
+    """With its source for the key that submitted it and for the course's staff."""
+    return public(submission, principal)
 
 
 @router.get(
@@ -138,7 +164,7 @@ def get_submission(submission: SubmissionDep) -> SubmissionPublic:
     summary="The report as Gradescope's results.json",
     responses=responses(Unauthorized, SubmissionNotFound, NotFinished),
 )
-def get_gradescope_results(submission: SubmissionDep) -> GradescopeResults:
+def get_gradescope_results(submission: VisibleSubmissionDep) -> GradescopeResults:
     if submission.status is not SubmissionStatus.DONE or submission.report is None:
         raise NotFinished(f"submission {submission.id} is {submission.status.value}")
     return GradescopeResults.model_validate(

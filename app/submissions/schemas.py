@@ -124,10 +124,15 @@ class SubmissionPublic(BaseModel):
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    # Shown only to the key that gave it.
     callback_url: str | None
+    # Shown to the key (or launched student) that submitted it, and to the course's staff.
+    source: str | None = None
 
     @classmethod
-    def from_row(cls, row: Submission) -> SubmissionPublic:
+    def from_row(
+        cls, row: Submission, *, show_source: bool = False, show_callback: bool = False
+    ) -> SubmissionPublic:
         return cls(
             id=row.id,
             exercise=row.exercise,
@@ -138,7 +143,8 @@ class SubmissionPublic(BaseModel):
             created_at=row.created_at,
             started_at=row.started_at,
             finished_at=row.finished_at,
-            callback_url=row.callback_url,
+            callback_url=row.callback_url if show_callback else None,
+            source=row.source if show_source else None,
         )
 
 

@@ -7,7 +7,7 @@ import json
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select
+from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
@@ -15,7 +15,7 @@ from app.api_process import ApiProcess
 from app.auth import Principal
 from app.logs import bound_submission
 from app.models import Submission
-from app.problems import IdempotencyKeyReused, QueueFull, RateLimited
+from app.problems import CourseQueueFull, IdempotencyKeyReused, QueueFull, RateLimited
 from app.submissions.schemas import SubmissionCreate
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,7 @@ def accept(
             return Accepted(earlier, replayed=True)
     _check_rate_limits(api, principal, body)
     row = Submission(
+        course_id=principal.course_id,
         exercise=body.exercise,
         source=body.source,
         student_id=body.student_id,
@@ -73,23 +74,35 @@ def accept(
         return Accepted(earlier, replayed=True)
     with bound_submission(row.id):
         log.info("accepted for %s", row.exercise, extra={"student_id": row.student_id})
-        _within_capacity(api, row.id)
+        _within_capacity(api, principal, row.id)
         api.dispatcher.submit(row.id)
     return Accepted(row, replayed=False)
 
 
-def _within_capacity(api: ApiProcess, submission_id: str) -> None:
-    """The one place queue capacity is checked: past it the stored row is withdrawn (503)."""
-    depth = api.leases.unfinished()  # this submission included: it is committed
-    if depth <= api.settings.queue_capacity:
+def _within_capacity(api: ApiProcess, principal: Principal, submission_id: str) -> None:
+    """The one place queue capacity is checked, for the deployment (503) and for the course
+    (429, so one course cannot fill the queue): past either the stored row is withdrawn."""
+    settings = api.settings
+    # This submission included: it is committed.
+    depth, course_depth = api.leases.unfinished(principal.course_id)
+    refusal: QueueFull | CourseQueueFull | None = None
+    if depth > settings.queue_capacity:
+        refusal = QueueFull(
+            f"{depth - 1} submissions are waiting or being graded; retry later",
+            settings.queue_retry_after_s,
+        )
+    elif course_depth > settings.queue_capacity_per_course:
+        refusal = CourseQueueFull(
+            f"{course_depth - 1} submissions of this course are waiting or being graded, the "
+            "most it may have at once; retry later",
+            settings.queue_retry_after_s,
+        )
+    if refusal is None:
         return
     with api.database.session() as session:
         session.execute(delete(Submission).where(Submission.id == submission_id))
-    log.info("withdrawn: the queue is full")
-    raise QueueFull(
-        f"{depth - 1} submissions are waiting or being graded; retry later",
-        api.settings.queue_retry_after_s,
-    )
+    log.info("withdrawn: %s", refusal.title)
+    raise refusal
 
 
 def _replay(api: ApiProcess, principal: Principal, key: str, digest: str) -> Submission | None:
@@ -135,14 +148,16 @@ def load_or(api: ApiProcess, submission: Submission) -> Submission:
 
 def history(
     session: Session,
+    visible: ColumnElement[bool],
     *,
     student_id: str | None,
     exercise: str | None,
     cursor: str | None,
     limit: int,
 ) -> tuple[list[Submission], str | None]:
-    """Newest first; `cursor` is the last id of the previous page (ids sort by creation)."""
-    query = select(Submission).options(defer(Submission.source))  # a page shows no source
+    """Newest first, of those `visible` (app.access); `cursor` is the last id of the previous
+    page (ids sort by creation)."""
+    query = select(Submission).where(visible).options(defer(Submission.source))  # no source
     if student_id is not None:
         query = query.where(Submission.student_id == student_id)
     if exercise is not None:

@@ -6,12 +6,13 @@ from app_support import SEED, ClientFactory, SettingsFactory
 from fastapi.testclient import TestClient
 
 from app.api_keys import create_key
+from app.models import Role
 
 
-def new_key(client: TestClient) -> str:
+def new_key(client: TestClient, course: str = "default", role: Role = Role.ADMIN) -> str:
     api = client.app.state.api  # type: ignore[attr-defined]
     with api.database.session() as session:
-        _, key = create_key(session, "test")
+        _, key = create_key(session, "test", course=course, role=role)
     return key
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app.api_keys import find_key
 from app.db import Database
+from app.models import Role
 
 AUTOGRADER = str(Path(sys.executable).with_name("autograder"))
 
@@ -27,19 +28,45 @@ def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 def test_keys_create_prints_a_key_once_and_stores_only_its_hash(tmp_path: Path) -> None:
     env = {"AUTOGRADER_DATA_DIR": str(tmp_path)}
-    result = run("keys", "create", "--name", "lms", env=env)
+    result = run(
+        "keys", "create", "--course", "ml-101", "--role", "submitter", "--name", "lms", env=env
+    )
     assert result.returncode == 0, result.stderr
-    key = result.stdout.strip()
-    assert key.startswith("agk_")
+    key = result.stdout.splitlines()[-1]  # alone on the last line: scripts rely on it
+    assert key == result.stdout.strip() and key.startswith("agk_")
     assert "shown once" in result.stderr
     database = Database.from_url(f"sqlite:///{tmp_path / 'autograder.db'}")
     try:
         with database.session() as session:
             row = find_key(session, key)
-            assert row is not None and row.name == "lms"
+            assert row is not None and (row.name, row.role) == ("lms", Role.SUBMITTER)
         assert key.encode() not in (tmp_path / "autograder.db").read_bytes()
     finally:
         database.close()
+
+    listed = run("keys", "list", env=env)
+    assert listed.returncode == 0, listed.stderr
+    header, line = listed.stdout.splitlines()
+    assert header.split("\t") == ["prefix", "course", "role", "name", "created", "revoked"]
+    assert line.split("\t")[:4] == [key[:8], "ml-101", "submitter", "lms"]
+    assert line.endswith("\t-")
+
+    assert run("keys", "revoke", "agk_nope", env=env).returncode == 2
+    revoked = run("keys", "revoke", key[:8], env=env)
+    assert revoked.returncode == 0, revoked.stderr
+    assert not run("keys", "list", env=env).stdout.splitlines()[1].endswith("\t-")
+    database = Database.from_url(f"sqlite:///{tmp_path / 'autograder.db'}")
+    try:
+        with database.session() as session:
+            assert find_key(session, key) is None  # a revoked key opens nothing
+    finally:
+        database.close()
+
+
+def test_a_course_name_is_checked(tmp_path: Path) -> None:
+    result = run("keys", "create", "--course", "ML 101", env={"AUTOGRADER_DATA_DIR": str(tmp_path)})
+    assert result.returncode == 2
+    assert "lowercase" in result.stderr
 
 
 def test_serve_refuses_a_public_address_without_keys(tmp_path: Path) -> None:

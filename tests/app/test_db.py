@@ -10,7 +10,7 @@ from sqlalchemy import inspect
 
 from app.api_keys import create_key, find_key
 from app.db import Database, migrate
-from app.models import Base, Submission, SubmissionStatus
+from app.models import Base, Role, Submission, SubmissionStatus
 
 
 def test_upgrade_head_on_an_empty_database_makes_every_table(database_url: str) -> None:
@@ -64,7 +64,7 @@ def test_api_keys_are_stored_hashed_and_found_by_key(database_url: str) -> None:
     try:
         database.migrate()
         with database.session() as session:
-            row, key = create_key(session, "lms")
+            row, key = create_key(session, "lms", course="default", role=Role.SUBMITTER)
         assert key.startswith("agk_") and len(key) > 40
         assert key not in row.key_hash
         with database.session() as session:

@@ -125,4 +125,4 @@ def test_the_only_grader_releases_every_lease_at_start(leases: Leases, database:
     assert leases.release_all() == sorted([running, queued])
     row = load(database, running)
     assert (row.status, row.attempts, row.lease_holder) == (SubmissionStatus.QUEUED, 1, None)
-    assert leases.unfinished() == 2
+    assert leases.depth() == 2

@@ -1,0 +1,54 @@
+"""Who may see and do what: the one place the API's authorization is decided.
+
+    admin       every submission of its course, with the code; manages keys and LMS platforms
+    instructor  every submission of its course, with the code; submits as anyone in it
+    submitter   submits (as any student of its course), and reads what it submitted
+
+A key never sees another course's submissions: a submission it may not see is unknown to it
+(404, not 403, so ids leak nothing), and a listing returns only what it may see. Student ids are
+scoped to the course; the `lti:` namespace is reserved for identities that come from an LMS
+launch. A callback URL is shown only to the key that gave it.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import ColumnElement, and_
+
+from app.auth import Principal
+from app.models import Role, Submission
+from app.problems import ReservedStudentId
+
+LTI_STUDENTS = "lti:"
+_READS_ITS_COURSE = (Role.ADMIN, Role.INSTRUCTOR)
+
+
+def visible(principal: Principal) -> ColumnElement[bool]:
+    """The submissions this caller may see, as a condition on their rows."""
+    in_course = Submission.course_id == principal.course_id
+    if principal.role in _READS_ITS_COURSE:
+        return in_course
+    return and_(in_course, _submitted_by(principal))
+
+
+def _submitted_by(principal: Principal) -> ColumnElement[bool]:
+    if principal.key_id is None:
+        return Submission.api_key_id.is_(None)
+    return Submission.api_key_id == principal.key_id
+
+
+def may_see_source(principal: Principal, submission: Submission) -> bool:
+    """Its own code, for the key that submitted it; any code of the course, for its staff."""
+    return principal.role in _READS_ITS_COURSE or submission.api_key_id == principal.key_id
+
+
+def may_see_callback(principal: Principal, submission: Submission) -> bool:
+    return submission.api_key_id == principal.key_id
+
+
+def check_student_id(student_id: str | None) -> None:
+    """An API caller names any student of its course, but never an LMS identity."""
+    if student_id is not None and student_id.startswith(LTI_STUDENTS):
+        raise ReservedStudentId(
+            f"student ids starting {LTI_STUDENTS!r} are reserved for students launched from an "
+            "LMS; choose another id"
+        )

@@ -1,0 +1,81 @@
+"""`autograder keys create|list|revoke`: the API keys of each course, and their roles.
+
+autograder keys create --course C --role admin|instructor|submitter --name N
+    makes the key (and the course, if new); the key is printed alone on the last line
+autograder keys list
+    every key: prefix, course, role, name, created, revoked
+autograder keys revoke PREFIX
+    revokes the one live key whose prefix starts with PREFIX
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.api_keys import KeyCommandError, create_key, list_keys, revoke_key
+from app.db import migrated
+from app.models import Role
+from app.settings import get_settings
+from grader import cli as engine_cli
+from grader.settings import GraderSettings
+
+
+def add_key_commands(commands: engine_cli.Commands) -> None:
+    keys = commands.add_parser("keys", help="manage API keys")
+    actions = keys.add_subparsers(required=True, metavar="ACTION")
+    create = actions.add_parser("create", help="make a key; it is printed once")
+    create.add_argument("--course", default="default", help="the course it belongs to")
+    create.add_argument(
+        "--role",
+        choices=[role.value for role in Role],
+        default=Role.ADMIN.value,
+        help="what it may do in its course (default admin)",
+    )
+    create.add_argument("--name", default="default", help="who or what the key is for")
+    create.set_defaults(handler=_create)
+    listing = actions.add_parser("list", help="every key, without the keys themselves")
+    listing.set_defaults(handler=_list)
+    revoke = actions.add_parser("revoke", help="revoke a key by its prefix (see `keys list`)")
+    revoke.add_argument("prefix", metavar="PREFIX", help="the key's first characters")
+    revoke.set_defaults(handler=_revoke)
+
+
+def _create(args: argparse.Namespace, _engine: GraderSettings) -> int:
+    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
+        try:
+            row, key = create_key(session, args.name, course=args.course, role=Role(args.role))
+        except KeyCommandError as error:
+            print(f"autograder: {error}", file=sys.stderr)
+            return engine_cli.EXIT_USAGE
+        key_id = row.id
+    print(
+        f"API key {key_id} ({args.name!r}), {args.role} of course {args.course!r}: shown once, "
+        "stored hashed. Send it as `Authorization: Bearer <key>` or `X-API-Key: <key>`.",
+        file=sys.stderr,
+    )
+    print(key)
+    return engine_cli.EXIT_OK
+
+
+def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
+    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
+        keys = list_keys(session)
+    print("prefix\tcourse\trole\tname\tcreated\trevoked")
+    for key, course in keys:
+        revoked = key.revoked_at.isoformat(timespec="seconds") if key.revoked_at else "-"
+        created = key.created_at.isoformat(timespec="seconds")
+        print(f"{key.prefix}\t{course}\t{key.role.value}\t{key.name}\t{created}\t{revoked}")
+    return engine_cli.EXIT_OK
+
+
+def _revoke(args: argparse.Namespace, _engine: GraderSettings) -> int:
+    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
+        try:
+            row = revoke_key(session, args.prefix)
+        except KeyCommandError as error:
+            print(f"autograder: {error}", file=sys.stderr)
+            return engine_cli.EXIT_USAGE
+        prefix, name = row.prefix, row.name
+    print(f"revoked {prefix} ({name!r})")
+    return engine_cli.EXIT_OK
