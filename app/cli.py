@@ -100,10 +100,10 @@ def _app_settings(args: argparse.Namespace) -> AppSettings:
 def _serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
     settings = _app_settings(args)
     logs.configure(settings.log_level, settings.log_json)
-    if not settings.listens_on_loopback() and settings.require_api_keys is False:
+    if settings.require_api_keys is False and not settings.may_run_open():
         print(
-            "autograder: refusing to listen on a non-loopback address without API keys "
-            "(unset AUTOGRADER_REQUIRE_API_KEYS)",
+            "autograder: refusing to run without API keys on a non-loopback address or behind a "
+            "trusted proxy (unset AUTOGRADER_REQUIRE_API_KEYS)",
             file=sys.stderr,
         )
         return engine_cli.EXIT_USAGE
@@ -122,7 +122,16 @@ def _serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
         if settings.broker_url
         else f"in-process, {settings.sandbox_slots} slots",
     )
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None)
+    proxies = settings.proxies()
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        # Off unless proxies are named: uvicorn would otherwise believe 127.0.0.1's headers.
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies,
+    )
     return engine_cli.EXIT_OK
 
 

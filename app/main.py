@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from app import problems
 from app.assembly import build_api
@@ -53,6 +54,7 @@ def create_app(settings: AppSettings | None = None, *, grader: Grader | None = N
         # in bytes of UTF-8, is checked after parsing.
         max_body_size=settings.max_source_bytes * 6 + 64 * 1024,
     )
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.answered_hosts())
     problems.install(app)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(authenticate)])
     v1.include_router(exercises_router)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
 
@@ -44,9 +45,18 @@ class AppSettings(GraderSettings):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
-    # None: keys are required unless the service listens on loopback only. False is refused at
-    # start-up for a non-loopback host: an open grader on a network runs anyone's code.
+    # None: keys are required unless the service listens on loopback only and trusts no proxy.
+    # False is refused at start-up otherwise: an open grader on a network runs anyone's code.
     require_api_keys: bool | None = None
+    # Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, comma-separated
+    # addresses or networks; none by default, so a forged header changes nothing (neither the
+    # client a rate limit counts nor the scheme). A service behind a trusted proxy needs keys.
+    trusted_proxies: str = ""
+    # Host names this service answers to, comma-separated; a request for another gets 400, so a
+    # web page whose name is rebound to this machine cannot reach it. Unset: the loopback names
+    # and the public URL's host, or any host when listening beyond loopback (keys are required
+    # there).
+    allowed_hosts: str | None = None
 
     # Larger sources get 413; the request body as a whole may be a little larger (JSON escaping).
     max_source_bytes: int = Field(default=256 * 1024, ge=1024)
@@ -124,10 +134,27 @@ class AppSettings(GraderSettings):
         except ValueError:  # a host name other than localhost may resolve anywhere
             return False
 
+    def proxies(self) -> list[str]:
+        return [proxy.strip() for proxy in self.trusted_proxies.split(",") if proxy.strip()]
+
+    def may_run_open(self) -> bool:
+        """Keyless only where nobody else can reach it: bound to loopback, behind no proxy."""
+        return self.listens_on_loopback() and not self.proxies()
+
     def api_keys_required(self) -> bool:
         if self.require_api_keys is None:
-            return not self.listens_on_loopback()
+            return not self.may_run_open()
         return self.require_api_keys
+
+    def answered_hosts(self) -> list[str]:
+        if self.allowed_hosts is not None:
+            return [host.strip() for host in self.allowed_hosts.split(",") if host.strip()]
+        if not self.listens_on_loopback():
+            return ["*"]
+        hosts = ["localhost", "127.0.0.1", "::1", "[::1]"]
+        if self.lti_public_url:
+            hosts.append(urlsplit(self.lti_public_url).hostname or "")
+        return hosts
 
     def webhook_signing_key(self) -> bytes:
         if self.webhook_secret is not None:

@@ -130,6 +130,7 @@ def make_settings(tmp_path: Path) -> SettingsFactory:
             "log_json": False,
             "shutdown_grace_s": 5.0,
             "outbox_poll_s": 0.05,
+            "allowed_hosts": "testserver",  # the test client's Host
             **overrides,
         }
         return AppSettings(**values)

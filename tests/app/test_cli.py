@@ -74,6 +74,10 @@ def test_serve_refuses_a_public_address_without_keys(tmp_path: Path) -> None:
     result = run("serve", "--host", "0.0.0.0", "--port", "1", env=env)
     assert result.returncode == 2
     assert "without API keys" in result.stderr
+    # Behind a proxy on the same host, loopback is the whole world's: keys are required too.
+    behind = run("serve", "--port", "1", env={**env, "AUTOGRADER_TRUSTED_PROXIES": "127.0.0.1"})
+    assert behind.returncode == 2
+    assert "trusted proxy" in behind.stderr
 
 
 def test_the_engine_commands_keep_their_behaviour(tmp_path: Path) -> None:

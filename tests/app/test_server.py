@@ -33,13 +33,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(data_dir: Path, port: int) -> Iterator[tuple[subprocess.Popen[str], httpx.Client]]:
+def server(
+    data_dir: Path, port: int, **settings: str
+) -> Iterator[tuple[subprocess.Popen[str], httpx.Client]]:
     env = {
         **os.environ,
         "AUTOGRADER_DATA_DIR": str(data_dir),
         "AUTOGRADER_SECRET": "integration",
         "AUTOGRADER_SANDBOX_SLOTS": "2",
         "AUTOGRADER_LOG_JSON": "true",
+        **settings,
     }
     log = (data_dir / f"serve-{time.monotonic_ns()}.log").open("w")
     process = subprocess.Popen(
@@ -122,3 +125,19 @@ def test_work_accepted_before_a_sigkill_is_finished_after_restart(tmp_path: Path
             assert time.monotonic() < deadline, [body["status"] for body in bodies]
             time.sleep(0.2)
     assert [body["report"]["status"] for body in bodies] == ["passed"] * 8
+
+
+def test_forged_proxy_headers_change_nothing_and_other_hosts_are_refused(tmp_path: Path) -> None:
+    with server(tmp_path, free_port(), AUTOGRADER_RATE_LIMIT_PER_KEY="2") as (_, client):
+        codes = [
+            client.post(
+                "/v1/submissions",
+                json={"exercise": SEED, "source": CORRECT},
+                headers={"X-Forwarded-For": f"203.0.113.{n}", "X-Forwarded-Proto": "https"},
+            ).status_code
+            for n in range(3)
+        ]
+        assert codes == [202, 202, 429]  # one client, whatever it claims to forward for
+        # A page on another site whose name was rebound to this machine gets nothing.
+        assert client.get("/v1/exercises", headers={"Host": "rebound.example"}).status_code == 400
+        assert client.get("/v1/exercises", headers={"Host": "localhost:1"}).status_code == 200
