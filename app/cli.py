@@ -6,7 +6,8 @@ autograder worker [--slots N] [--name W] run a grading worker of the scale-out p
                                          and grades into AUTOGRADER_DATABASE_URL
 autograder keys create|list|revoke       API keys of each course, and their roles
                                          (app.key_commands)
-autograder lti add-platform --issuer ... register an LMS (LTI 1.3) or update its registration
+autograder lti add-platform|platforms    the LMSs (LTI 1.3) that may launch the tool
+                                         (app.lti.commands)
 autograder submit SLUG FILE [--url U]    grade FILE on a running service (the notebook client's
                                          path; exit codes as `grade`)
 """
@@ -25,9 +26,8 @@ from pydantic import ValidationError
 
 from app import logs
 from app.assembly import build_worker
-from app.db import migrated
 from app.key_commands import add_key_commands
-from app.lti.registrations import add_platform
+from app.lti.commands import add_lti_commands
 from app.main import create_app
 from app.settings import AppSettings, get_settings
 from grader import cli as engine_cli
@@ -67,20 +67,7 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
     worker.add_argument("--name", help="this worker's name (default autograder-PID@HOST)")
     worker.set_defaults(handler=_worker)
 
-    lti = commands.add_parser("lti", help="LTI 1.3: the LMS platforms that may launch the tool")
-    lti_commands = lti.add_subparsers(required=True, metavar="ACTION")
-    add = lti_commands.add_parser(
-        "add-platform", help="register a platform, or update the one with this issuer and client"
-    )
-    add.add_argument("--issuer", required=True, help="the platform's issuer (`iss`)")
-    add.add_argument("--client-id", required=True, help="the client id it gave the tool")
-    add.add_argument(
-        "--deployment-id", action="append", required=True, help="a deployment id (repeatable)"
-    )
-    add.add_argument("--auth-login-url", required=True, help="its OIDC authorization URL")
-    add.add_argument("--auth-token-url", required=True, help="its OAuth2 token URL")
-    add.add_argument("--key-set-url", required=True, help="its public keys (JWKS) URL")
-    add.set_defaults(handler=_lti_add_platform)
+    add_lti_commands(commands)
 
     submit = commands.add_parser("submit", help="grade a file on a running service")
     submit.add_argument("slug", metavar="SLUG", help="the exercise")
@@ -183,25 +170,6 @@ def _submit(args: argparse.Namespace, _engine: GraderSettings) -> int:
         return engine_cli.EXIT_USAGE
     print(json.dumps(result.submission, indent=2) if args.json else result, end="\n")
     return engine_cli.EXIT_OK if result.passed else engine_cli.EXIT_FAILED
-
-
-def _lti_add_platform(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
-        row = add_platform(
-            session,
-            args.issuer,
-            args.client_id,
-            args.deployment_id,
-            args.auth_login_url,
-            args.auth_token_url,
-            args.key_set_url,
-        )
-        platform_id, deployments = row.id, row.deployment_ids
-    print(
-        f"platform {platform_id}: {args.issuer} (client {args.client_id}), deployments "
-        f"{', '.join(deployments)}"
-    )
-    return engine_cli.EXIT_OK
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ configuration read from them."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from pylti1p3.deployment import Deployment
 from pylti1p3.registration import Registration
@@ -17,6 +18,21 @@ from app.lti.models import LtiPlatform
 from app.lti.tool_key import ToolKey
 
 
+class RegistrationError(Exception):
+    """A registration that cannot be stored as given; the message says why."""
+
+
+def checked_url(what: str, url: str) -> str:
+    """An LMS endpoint: https, or http on a loopback host (a platform on this machine)."""
+    parts = urlsplit(url)
+    loopback = parts.hostname in {"localhost", "127.0.0.1", "::1"}
+    if not parts.hostname or not (parts.scheme == "https" or (parts.scheme == "http" and loopback)):
+        raise RegistrationError(
+            f"{what} must be an https:// URL (http:// only on loopback): {url!r}"
+        )
+    return url
+
+
 def add_platform(  # noqa: PLR0917 (each is a field of the registration)
     session: Session,
     issuer: str,
@@ -27,6 +43,13 @@ def add_platform(  # noqa: PLR0917 (each is a field of the registration)
     key_set_url: str,
 ) -> LtiPlatform:
     """Store a registration, or update the one with this issuer and client id."""
+    for what, url in (
+        ("the issuer", issuer),
+        ("the authorization URL", auth_login_url),
+        ("the token URL", auth_token_url),
+        ("the key set URL", key_set_url),
+    ):
+        checked_url(what, url)
     row = session.scalars(
         select(LtiPlatform).where(LtiPlatform.issuer == issuer, LtiPlatform.client_id == client_id)
     ).one_or_none()
@@ -38,6 +61,21 @@ def add_platform(  # noqa: PLR0917 (each is a field of the registration)
     row.auth_token_url = auth_token_url
     row.key_set_url = key_set_url
     session.flush()
+    return row
+
+
+def list_platforms(session: Session) -> list[LtiPlatform]:
+    return list(session.scalars(select(LtiPlatform).order_by(LtiPlatform.id)))
+
+
+def remove_platform(session: Session, platform_id: int) -> LtiPlatform:
+    """Forget a registration, its launches and their pending score posts."""
+    row = session.get(LtiPlatform, platform_id)
+    if row is None:
+        raise RegistrationError(
+            f"no platform has id {platform_id}; `autograder lti platforms list`"
+        )
+    session.delete(row)
     return row
 
 

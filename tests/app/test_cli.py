@@ -113,6 +113,26 @@ def test_lti_add_platform_stores_a_registration_and_updates_it(tmp_path: Path) -
     assert again.returncode == 0, again.stderr
     assert "platform 1:" in again.stdout and "1:abc, 2:def" in again.stdout
 
+    listed = run("lti", "platforms", "list", env=env).stdout.splitlines()
+    assert listed == [
+        "id\tissuer\tclient\tdeployments",
+        "1\thttps://canvas.test\t10000000000001\t1:abc,2:def",
+    ]
+    assert run("lti", "platforms", "remove", "7", env=env).returncode == 2
+    assert run("lti", "platforms", "remove", "1", env=env).returncode == 0
+    assert run("lti", "platforms", "list", env=env).stdout.splitlines()[1:] == []
+
+
+def test_an_lms_url_must_be_https_but_on_loopback(tmp_path: Path) -> None:
+    env = {"AUTOGRADER_DATA_DIR": str(tmp_path)}
+    urls = ["--auth-login-url", "javascript:alert(1)", "--auth-token-url", "http://lms.test/t"]
+    refused = run(
+        "lti", "add-platform", "--issuer", "https://lms.test", "--client-id", "c",
+        "--deployment-id", "d", *urls, "--key-set-url", "http://127.0.0.1:9/jwks", env=env,
+    )  # fmt: skip
+    assert refused.returncode == 2
+    assert "must be an https:// URL" in refused.stderr
+
 
 def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "AUTOGRADER_DATA_DIR": str(tmp_path)}
