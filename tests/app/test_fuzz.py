@@ -60,6 +60,7 @@ def fuzz_client(
         rate_limit_per_key=0,
         rate_limit_per_student=0,
         queue_capacity=10_000,
+        allowed_hosts="testserver",
     )
     grader = Grader(catalog, InertSandbox(), "fuzz")
     with TestClient(
