@@ -23,6 +23,7 @@ from app.problems import (
     PayloadTooLarge,
     QueueFull,
     RateLimited,
+    StorageFull,
     SubmissionNotFound,
     Unauthorized,
     UnknownExercise,
@@ -61,6 +62,7 @@ router = APIRouter(prefix="/submissions", tags=["submissions"])
             IdempotencyKeyReused,
             RateLimited,
             QueueFull,
+            StorageFull,
         ),
     },
 )
