@@ -6,6 +6,8 @@ and the request handlers can write at once; PostgreSQL needs nothing special.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,11 +29,20 @@ def create_db_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+            _create_private(Path(database))
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _create_private(path: Path) -> None:
+    """The SQLite file, readable by this user only (its -wal and -shm files take its mode), in
+    a folder of this user's only, where the service creates them: they hold every submission,
+    the API keys' hashes and the LTI tool key."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # an empty file is an empty SQLite database
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

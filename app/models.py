@@ -6,6 +6,7 @@ agree, so a model change without a migration fails.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -26,6 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeEngine
 from ulid import ULID
 
 # Named constraints, so migrations can alter them on every backend (SQLite's batch mode needs it).
@@ -64,7 +66,38 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value
 
 
-JSONDocument = JSON().with_variant(JSONB(), "postgresql")
+# Text no database can hold in a JSON document: PostgreSQL's JSONB refuses NUL (\u0000), and
+# both backends refuse lone surrogates, which no UTF-8 can encode.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+# As grader.text.REPLACEMENT: the reader sees that something was there.
+_REPLACEMENT = "\ufffd"
+
+
+def storable(value: Any) -> Any:
+    """`value` (JSON data) with every unstorable character in its strings and keys replaced."""
+    if isinstance(value, str):
+        return _UNSTORABLE.sub(_REPLACEMENT, value)
+    if isinstance(value, dict):
+        return {storable(key): storable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [storable(item) for item in value]
+    return value
+
+
+class JSONDocument(TypeDecorator[Any]):
+    """JSON (JSONB on PostgreSQL) that stores any document, whatever text a submission printed:
+    the same document on every backend, never a write that fails on one of them."""
+
+    impl = JSON
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(JSONB())
+        return dialect.type_descriptor(JSON())
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
+        return storable(value)
 
 
 class Base(DeclarativeBase):

@@ -9,15 +9,19 @@
     ├── IdempotencyKeyReused      422  the same Idempotency-Key with another request body
     ├── PayloadTooLarge           413  source (or body) over the limit
     ├── RateLimited               429  with Retry-After
-    └── QueueFull                 503  with Retry-After: the work is refused, never dropped
+    ├── QueueFull                 503  with Retry-After: the work is refused, never dropped
+    └── StorageFull               503  with Retry-After: the disk or the database is full
 
 Routes and dependencies raise these; `install(app)` answers every one of them, and FastAPI's
 validation errors, malformed JSON, plain HTTP errors and anything unforeseen, as
-`application/problem+json`. Nothing else in the service catches errors to shape responses.
+`application/problem+json`. A full disk is told apart from other failures of a write (ENOSPC,
+SQLite's SQLITE_FULL, PostgreSQL's disk_full) and answered as StorageFull. Nothing else in the
+service catches errors to shape responses.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import math
 from collections.abc import Mapping, Sequence
@@ -28,6 +32,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger(__name__)
@@ -114,6 +119,17 @@ class CourseQueueFull(_RetryLater):
     status, kind, title = 429, "course-queue-full", "Too much of this course's work in flight"
 
 
+class StorageFull(_RetryLater):
+    status, kind, title = 503, "storage-full", "Storage full"
+
+
+# How long a client waits before it retries a write refused for a full disk: room is made by
+# an operator, not in a second.
+_STORAGE_FULL_RETRY_S = 60
+_SQLITE_FULL = 13  # SQLite's result code SQLITE_FULL: "database or disk is full"
+_PG_DISK_FULL = "53100"  # PostgreSQL's SQLSTATE disk_full
+
+
 def problem_response(
     request: Request,
     *,
@@ -196,6 +212,26 @@ async def _on_http(request: Request, error: Exception) -> JSONResponse:
     )
 
 
+def _disk_full(error: Exception) -> bool:
+    """Whether `error` says the disk is full: an OSError of this process, or a database's own
+    (SQLAlchemy wraps the driver's error in `orig`)."""
+    if isinstance(error, OSError):
+        return error.errno == errno.ENOSPC
+    original = getattr(error, "orig", None)
+    return (
+        getattr(original, "sqlite_errorcode", None) == _SQLITE_FULL
+        or getattr(original, "sqlstate", None) == _PG_DISK_FULL
+    )
+
+
+async def _on_write_failure(request: Request, error: Exception) -> JSONResponse:
+    if not _disk_full(error):
+        raise error  # unforeseen: on to _on_unexpected, a 500
+    log.error("storage full on %s %s: %s", request.method, request.url.path, error)
+    full = StorageFull("no room left to store this; retry later", _STORAGE_FULL_RETRY_S)
+    return await _on_problem(request, full)
+
+
 async def _on_unexpected(request: Request, error: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return problem_response(
@@ -211,6 +247,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(Problem, _on_problem)
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(StarletteHTTPException, _on_http)
+    app.add_exception_handler(OSError, _on_write_failure)
+    app.add_exception_handler(DBAPIError, _on_write_failure)
     app.add_exception_handler(Exception, _on_unexpected)
 
 
@@ -250,6 +288,7 @@ _EXAMPLE_DETAILS = {
     "payload-too-large": "the source is 300000 bytes; the limit is 262144",
     "rate-limited": "student 's1' may submit 60 times a minute",
     "queue-full": "256 submissions are waiting; retry later",
+    "storage-full": "no room left to store this; retry later",
     "invalid-request": "body.exercise: Field required",
 }
 

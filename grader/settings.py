@@ -46,7 +46,7 @@ def _create_secret(path: Path) -> None:
     file of its own, then links that into place, which fails where `path` exists. The first link
     wins and every process reads that one, never a half-written file.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # holds the secret: ours only
     descriptor, written = tempfile.mkstemp(prefix=".secret-", dir=path.parent)  # mode 0600
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:

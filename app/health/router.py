@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import anyio
+import anyio.to_thread
 from fastapi import APIRouter, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
@@ -58,7 +60,9 @@ class Readiness(BaseModel):
 
 
 @router.get("/healthz", response_model=Alive, summary="The process answers")
-def healthz() -> Alive:
+async def healthz() -> Alive:
+    # On the event loop, touching nothing: it answers even while requests stuck on the broker
+    # or the database hold every thread of the pool.
     return Alive(status="alive")
 
 
@@ -69,10 +73,30 @@ def healthz() -> Alive:
     responses={503: {"model": Readiness, "description": "Not ready (see the failing checks)."}},
 )
 async def readyz(api: ApiDep) -> JSONResponse:
-    readiness = await run_in_threadpool(_readiness, api)
+    readiness = _late
+    # Abandoned, not awaited, past the deadline: a thread stuck on a silent database or broker
+    # must not hold the probe's answer (it ends at its own socket timeout).
+    with anyio.move_on_after(_READINESS_DEADLINE_S):
+        readiness = await anyio.to_thread.run_sync(_readiness, api, abandon_on_cancel=True)
     return JSONResponse(
         readiness.model_dump(), status_code=200 if readiness.status == "ready" else 503
     )
+
+
+# An orchestrator's probe is answered within this, whatever the database or the broker do
+# (Docker's health checks give up after 5 s).
+_READINESS_DEADLINE_S = 3.0
+_late = Readiness(
+    status="not_ready",
+    checks=[
+        CheckResult(
+            name="readiness",
+            ok=False,
+            detail=f"the database or the broker did not answer within {_READINESS_DEADLINE_S:g} s",
+        )
+    ],
+    sandbox_layers=[],
+)
 
 
 def _readiness(api: ApiProcess) -> Readiness:

@@ -80,6 +80,6 @@ def answer(api: ApiProcess, context_token: str, slug: str, launch_url: str) -> A
             .set_resource_id(slug)
         )
     )
-    registration = to_registration(platform, tool_key(api.database))
+    registration = to_registration(platform, tool_key(api.database, api.settings))
     deep_link = DeepLink(registration, context.deployment_id, context.settings)  # type: ignore[arg-type]
     return Answer(context.settings["deep_link_return_url"], deep_link.get_response_jwt([link]))

@@ -79,7 +79,7 @@ class NewWindow:
 
 def login(api: ApiProcess, request: LtiRequest, launch_url: str) -> Redirect:
     """Answer the platform's login initiation with the redirect to its auth endpoint."""
-    conf = DatabaseToolConf(api.database, tool_key(api.database))
+    conf = DatabaseToolConf(api.database, tool_key(api.database, api.settings))
     cookies = CookieJar(request)
     oidc = _Login(request, conf, LoginStore(api.database, request), cookies)
     params = {name: request.get_param(name) for name in LOGIN_PARAMS if request.get_param(name)}
@@ -103,7 +103,7 @@ def launch(
     cookies = CookieJar(request)
     if cookies.get_cookie(state) != state:
         return _without_state_cookie(api, state, login_url)
-    key = tool_key(api.database)
+    key = tool_key(api.database, api.settings)
     message = _Launch(
         request,
         DatabaseToolConf(api.database, key),

@@ -34,7 +34,7 @@ class LtiToolKey(Base):
     __tablename__ = "lti_tool_keys"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)  # always 1: one key
-    private_pem: Mapped[str] = mapped_column(Text)
+    private_pem: Mapped[str] = mapped_column(Text)  # encrypted: app.lti.tool_key
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -96,7 +96,7 @@ def grade_for(report: Report, user_id: str, timestamp: str) -> Grade:
     )
 
 
-def post_score(database: Database, post_id: int) -> None:
+def post_score(database: Database, settings: AppSettings, post_id: int) -> None:
     """Post one score to its line item; raise what went wrong."""
     with database.session() as session:
         post = session.get(LtiScorePost, post_id)
@@ -111,7 +111,7 @@ def post_score(database: Database, post_id: int) -> None:
     if not launch.lineitem_url or SCORE_SCOPE not in launch.ags_scopes:
         raise LtiException("the launch granted no line item with the score scope")
     connector = ServiceConnector(
-        to_registration(platform, tool_key(database)), requests_session=http_session()
+        to_registration(platform, tool_key(database, settings)), requests_session=http_session()
     )
     service_data = {"scope": launch.ags_scopes, "lineitem": launch.lineitem_url}
     ags = AssignmentsGradesService(connector, service_data)  # type: ignore[arg-type]
@@ -123,7 +123,7 @@ def score_channel(database: Database, settings: AppSettings) -> Channel:
 
     def send(post_id: int) -> None:
         try:
-            post_score(database, post_id)
+            post_score(database, settings, post_id)
         except LtiServiceException as failure:
             status = failure.response.status_code
             raise Undelivered(f"HTTP {status}: {failure.response.text[:300]}", status) from None

@@ -134,7 +134,7 @@ _JWKS_EXAMPLE = {
 )
 async def jwks(api: ApiDep) -> dict[str, Any]:
     """The tool's public keys: platforms check the tool's signatures (deep linking, tokens)."""
-    key = await run_in_threadpool(tool_key, api.database)
+    key = await run_in_threadpool(tool_key, api.database, api.settings)
     return key.jwks()
 
 

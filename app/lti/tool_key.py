@@ -1,20 +1,35 @@
 """The tool's RSA key pair: made on first need and kept in the database (never in the
-repository), so every API replica and worker signs with the same key and the JWKS is stable."""
+repository), so every API replica and worker signs with the same key and the JWKS is stable.
+
+The private key is stored encrypted (Fernet: AES-CBC with an HMAC) under a key derived from the
+master secret, so a copy of the database (a backup, a dump, a stolen file) does not sign as the
+tool. A key stored in clear by an earlier version is encrypted the first time it is read: only
+a process holding the secret can do that, which rules out a migration run on its own.
+"""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
-from cryptography.hazmat.primitives import serialization
+from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from pylti1p3.registration import Registration
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.db import Database
 from app.lti.models import LtiToolKey
+from app.settings import AppSettings
 
 _KEY_ID = 1
+_CLEAR_PEM = "-----BEGIN"
+
+
+class ToolKeyUnreadable(Exception):
+    """The stored key was encrypted under another master secret."""
 
 
 class ToolKey:
@@ -46,22 +61,45 @@ def _generate() -> str:
     ).decode()
 
 
+def _cipher(settings: AppSettings) -> Fernet:
+    derived = HKDF(
+        algorithm=hashes.SHA256(), length=32, salt=None, info=b"autograder:lti:tool-key"
+    ).derive(settings.master_secret().encode())
+    return Fernet(base64.urlsafe_b64encode(derived))
+
+
+def _read(row: LtiToolKey, cipher: Fernet) -> ToolKey:
+    """The key of `row`, encrypting it in place when an earlier version stored it in clear."""
+    if row.private_pem.startswith(_CLEAR_PEM):
+        key = ToolKey(row.private_pem)
+        row.private_pem = cipher.encrypt(key.private_pem.encode()).decode()
+        return key
+    try:
+        return ToolKey(cipher.decrypt(row.private_pem.encode()).decode())
+    except InvalidToken:
+        raise ToolKeyUnreadable(
+            "the LTI tool key in the database was encrypted under another AUTOGRADER_SECRET"
+        ) from None
+
+
 def _stored(session: Session) -> LtiToolKey | None:
     return session.get(LtiToolKey, _KEY_ID)
 
 
-def tool_key(database: Database) -> ToolKey:
+def tool_key(database: Database, settings: AppSettings) -> ToolKey:
     """The tool's key, made and stored the first time it is asked for."""
+    cipher = _cipher(settings)
     with database.session() as session:
         row = _stored(session)
         if row is not None:
-            return ToolKey(row.private_pem)
+            return _read(row, cipher)
     try:
         with database.session() as session:
-            session.add(LtiToolKey(id=_KEY_ID, private_pem=_generate()))
+            sealed = cipher.encrypt(_generate().encode()).decode()
+            session.add(LtiToolKey(id=_KEY_ID, private_pem=sealed))
     except IntegrityError:  # another process stored one first: use that one
         pass
     with database.session() as session:
         row = _stored(session)
         assert row is not None
-        return ToolKey(row.private_pem)
+        return _read(row, cipher)

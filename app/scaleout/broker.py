@@ -34,8 +34,12 @@ from app.settings import AppSettings
 GRADE_TASK = "autograder.grade"
 GRADING_QUEUE = "grading"
 
-# A publish or a command waits at most this long on a broker that stopped answering.
-_SOCKET_TIMEOUT_S = 5.0
+# How long one broker call (a connect, a publish, a command) waits on a broker that stopped
+# answering: a wedged Redis, a half-open connection. Redis answers in a millisecond, so a
+# second means it is not there. A request makes at most three such calls (two rate limits, the
+# send) and a failed send is left to the sweeper, so a silent broker costs a request seconds,
+# never a hang, and the requests it holds never starve the others of threads.
+_TIMEOUT_S = 1.0
 
 
 def make_celery(settings: AppSettings) -> Celery:
@@ -45,12 +49,17 @@ def make_celery(settings: AppSettings) -> Celery:
         "visibility_timeout": settings.broker_visibility_timeout_s,
         # Every kombu key (queues, unacked set, bindings) under the deployment's prefix.
         "global_keyprefix": settings.redis_prefix,
-        "socket_timeout": _SOCKET_TIMEOUT_S,
-        "socket_connect_timeout": _SOCKET_TIMEOUT_S,
+        "socket_timeout": _TIMEOUT_S,
+        "socket_connect_timeout": _TIMEOUT_S,
     }
     app.conf.update(
         broker_transport_options=transport,
         broker_connection_retry_on_startup=True,
+        broker_connection_timeout=_TIMEOUT_S,
+        # One try per send: a send that fails is logged, and the sweeper sends the stored
+        # submission again once its lease expires (app.scaleout.dispatcher), so retrying here
+        # would only hold the request.
+        task_publish_retry=False,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
@@ -76,7 +85,7 @@ def redis_client(settings: AppSettings) -> redis.Redis:
     assert settings.broker_url is not None
     return redis.Redis.from_url(
         settings.broker_url,
-        socket_timeout=_SOCKET_TIMEOUT_S,
-        socket_connect_timeout=_SOCKET_TIMEOUT_S,
+        socket_timeout=_TIMEOUT_S,
+        socket_connect_timeout=_TIMEOUT_S,
         health_check_interval=30,
     )

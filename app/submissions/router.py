@@ -20,6 +20,7 @@ from app.problems import (
     QueueFull,
     RateLimited,
     ReservedStudentId,
+    StorageFull,
     SubmissionNotFound,
     Unauthorized,
     UnknownExercise,
@@ -78,6 +79,7 @@ def public(submission: Submission, principal: Principal) -> SubmissionPublic:
             RateLimited,
             CourseQueueFull,
             QueueFull,
+            StorageFull,
         ),
     },
 )

@@ -7,9 +7,11 @@ X-Frame-Options.
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, HTTPException
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.responses import Response
+from starlette.types import Scope
 
 from app.deps import CatalogDep
 from app.ui import page
@@ -29,8 +31,22 @@ def exercise_page(slug: str, catalog: CatalogDep) -> HTMLResponse:
     return HTMLResponse(page.exercise_page(exercise), headers=FRAMEABLE)
 
 
+class _Bundle(StaticFiles):
+    """The bundle's files; until it is built, each is a 404 that says how to build it (the
+    folder may not exist yet, which StaticFiles would answer with a 500)."""
+
+    async def check_config(self) -> None:
+        if page.assets_built():
+            await super().check_config()
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        if not page.assets_built():
+            raise HTTPException(404, f"the exercise page's bundle is not built: {page.BUILD_HINT}")
+        return await super().get_response(path, scope)
+
+
 def install(app: FastAPI) -> None:
     """The page, and the bundle it loads: absent until built, which the page itself explains
     (hence check_dir=False)."""
     app.include_router(router)
-    app.mount(page.ASSETS_URL, StaticFiles(directory=page.DIST, check_dir=False), name="ui")
+    app.mount(page.ASSETS_URL, _Bundle(directory=page.DIST, check_dir=False), name="ui")

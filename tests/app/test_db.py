@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import stat
 from datetime import UTC, datetime
+from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -23,6 +25,19 @@ def test_upgrade_head_on_an_empty_database_makes_every_table(database_url: str) 
         migrate(database.engine)  # again: nothing to do, no error
     finally:
         database.close()
+
+
+def test_the_sqlite_file_and_its_folder_are_the_owner_s_only(tmp_path: Path) -> None:
+    data_dir = tmp_path / "var"
+    database = Database.from_url(f"sqlite:///{data_dir / 'autograder.db'}")
+    try:
+        database.migrate()
+        with database.engine.connect():  # the WAL files exist while a connection is open
+            modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in data_dir.iterdir()}
+    finally:
+        database.close()
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+    assert modes == {"autograder.db": 0o600, "autograder.db-wal": 0o600, "autograder.db-shm": 0o600}
 
 
 def test_the_migrations_match_the_models(database_url: str) -> None:

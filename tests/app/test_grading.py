@@ -21,6 +21,7 @@ from app.leases import Leases
 from app.models import Submission, SubmissionStatus, WebhookDelivery, utcnow
 from app.settings import AppSettings
 from app.webhooks import record_delivery
+from grader.report import Report
 from grader.runner import Grader
 
 
@@ -73,6 +74,29 @@ def test_a_queued_submission_is_graded_and_done(context: GradingContext) -> None
     assert row.report is not None and row.report["status"] == "passed"
     assert row.started_at is not None and row.finished_at is not None
     assert done == [(submission_id, False)]  # no callback_url: nothing for the outbox
+
+
+def test_a_report_holding_text_postgresql_refuses_is_stored_once(
+    context: GradingContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A correct solution that prints NUL (or raises a message with a lone surrogate) is
+    graded once and stored passed; on PostgreSQL its JSONB refused such a report, and the
+    submission was graded again until it ended as an error."""
+    grade = context.grader.grade
+
+    def printing_nul(exercise: str, source: str) -> Report:
+        report = grade(exercise, source)
+        tests = [test.model_copy(update={"stdout": "a\x00b\ud800"}) for test in report.tests]
+        return report.model_copy(update={"tests": tests, "message": "\x00"})
+
+    monkeypatch.setattr(context.grader, "grade", printing_nul)
+    submission_id = store(context.database)
+    grade_submission(submission_id, context)
+    row = load(context.database, submission_id)
+    assert row.attempts == 1
+    assert row.report is not None and row.report["status"] == "passed"
+    assert row.report["message"] == "\ufffd"
+    assert row.report["tests"][0]["stdout"] == "a\ufffdb\ufffd"
 
 
 def test_a_done_submission_is_not_graded_again(

@@ -28,6 +28,7 @@ def test_a_generated_secret_is_kept_private_and_read_back(tmp_path: Path) -> Non
     assert len(first) >= 32
     assert [path.name for path in (tmp_path / "data").iterdir()] == ["secret"]
     assert stat.S_IMODE((tmp_path / "data" / "secret").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
 
 
 def read_secrets(root: str, start: Barrier, secrets: Queue[tuple[int, str]]) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from app_support import CORRECT, SEED, wait_until
 from fastapi.testclient import TestClient
@@ -38,6 +41,22 @@ def test_readyz_is_503_when_the_database_does_not_answer(
     checks = {check["name"]: check for check in response.json()["checks"]}
     assert not checks["database"]["ok"]
     assert "connection refused" in checks["database"]["detail"]
+
+
+def test_readyz_answers_in_time_when_the_database_hangs(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    released = threading.Event()
+    api = client.app.state.api  # type: ignore[attr-defined]
+    monkeypatch.setattr(api.database, "ping", lambda: released.wait(30))
+    try:
+        started = time.monotonic()
+        response = client.get("/readyz")
+        assert time.monotonic() - started < 4.0
+    finally:
+        released.set()
+    assert response.status_code == 503
+    assert response.json()["checks"][0]["name"] == "readiness"
 
 
 def test_metrics_count_submissions_and_gradings(client: TestClient) -> None:

@@ -8,9 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from app_support import SEED
+from app_support import SEED, ClientFactory
 from fastapi.testclient import TestClient
 
+from app.settings import AppSettings
 from app.ui import page
 from grader.catalog import Catalog
 
@@ -66,6 +67,23 @@ def test_without_a_bundle_the_page_says_how_to_build_it(
     assert "page.js" not in html
     # The statement still reads.
     assert "<h1>Multi-Headed Self-Attention</h1>" in html
+
+
+def test_without_a_bundle_an_asset_is_a_404_that_says_how_to_build_it(
+    make_client: ClientFactory,
+    settings: AppSettings,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setattr(page, "DIST", tmp_path / "dist")
+    client = make_client(settings)
+    answers = [client.get(f"{page.ASSETS_URL}/page.js")]  # no folder at all
+    (tmp_path / "dist").mkdir()
+    answers.append(client.get(f"{page.ASSETS_URL}/page.js"))  # an empty one
+    for response in answers:
+        assert response.status_code == 404
+        assert response.headers["content-type"] == "application/problem+json"
+        assert page.BUILD_HINT in response.json()["detail"]
 
 
 def test_the_bundle_is_served_when_built(client: TestClient) -> None:
