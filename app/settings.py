@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import ipaddress
 from functools import lru_cache
+from typing import Annotated
 
 from pydantic import Field, SecretStr, field_validator
 
 from grader.settings import GraderSettings
 
 SQLITE_FILE = "autograder.db"
+# A web origin as a Content-Security-Policy may list it: nothing that could end a directive.
+ORIGIN_PATTERN = r"^https?://[\w.-]+(:\d+)?$"
 
 
 class AppSettings(GraderSettings):
@@ -95,6 +98,11 @@ class AppSettings(GraderSettings):
     lti_login_ttl_s: int = Field(default=300, ge=30, le=3600)
     # Logins per minute per client address (each stores a row until it expires); 0: no limit.
     lti_login_rate_per_client: int = Field(default=60, ge=0)
+    # Origins allowed to frame the service's pages besides the registered LMS platforms' own
+    # (their issuer and login URLs): e.g. a Canvas cloud school's https://school.instructure.com.
+    frame_ancestors: list[Annotated[str, Field(pattern=ORIGIN_PATTERN)]] = Field(
+        default_factory=list
+    )
     # How often each API process looks for due webhook deliveries and score posts (app.outbox);
     # a grading finished in this process wakes it at once.
     outbox_poll_s: float = Field(default=1.0, gt=0)

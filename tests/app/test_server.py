@@ -33,13 +33,17 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(data_dir: Path, port: int) -> Iterator[tuple[subprocess.Popen[str], httpx.Client]]:
+def server(
+    data_dir: Path, port: int, **settings: str
+) -> Iterator[tuple[subprocess.Popen[str], httpx.Client]]:
+    """`autograder serve` on `port`; `settings` are more AUTOGRADER_ variables."""
     env = {
         **os.environ,
         "AUTOGRADER_DATA_DIR": str(data_dir),
         "AUTOGRADER_SECRET": "integration",
         "AUTOGRADER_SANDBOX_SLOTS": "2",
         "AUTOGRADER_LOG_JSON": "true",
+        **settings,
     }
     log = (data_dir / f"serve-{time.monotonic_ns()}.log").open("w")
     process = subprocess.Popen(
