@@ -26,6 +26,7 @@ class ApiProcess:
     metrics: Metrics
     key_limiter: Limiter
     student_limiter: Limiter
+    lti_login_limiter: Limiter  # per client address
     # Everything started for it, closed last-started-first.
     resources: ExitStack = field(default_factory=ExitStack)
 

@@ -107,6 +107,7 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
             metrics=metrics,
             key_limiter=path.key_limiter,
             student_limiter=path.student_limiter,
+            lti_login_limiter=path.lti_login_limiter,
             resources=stack.pop_all(),
         )
     return api
@@ -119,6 +120,7 @@ class _Path:
     dispatcher: Dispatcher
     key_limiter: Limiter
     student_limiter: Limiter
+    lti_login_limiter: Limiter
 
 
 def _embedded_api(context: GradingContext, leases: Leases, stack: ExitStack) -> _Path:
@@ -137,6 +139,7 @@ def _embedded_api(context: GradingContext, leases: Leases, stack: ExitStack) -> 
         dispatcher,
         RateLimiter(settings.rate_limit_per_key),
         RateLimiter(settings.rate_limit_per_student),
+        RateLimiter(settings.lti_login_rate_per_client),
     )
 
 
@@ -150,6 +153,7 @@ def _scale_out_api(
         CeleryDispatcher.for_settings(settings, _celery(settings, stack), client, leases),
         RedisRateLimiter(client, prefix, "key", settings.rate_limit_per_key),
         RedisRateLimiter(client, prefix, "student", settings.rate_limit_per_student),
+        RedisRateLimiter(client, prefix, "lti-login", settings.lti_login_rate_per_client),
     )
 
 

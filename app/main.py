@@ -21,6 +21,7 @@ from app.auth import authenticate
 from app.exercises.router import router as exercises_router
 from app.health.router import router as health_router
 from app.lti import router as lti
+from app.security_headers import SecurityHeaders
 from app.settings import AppSettings, get_settings
 from app.submissions.router import router as submissions_router
 from app.ui import router as ui
@@ -55,6 +56,7 @@ def create_app(settings: AppSettings | None = None, *, grader: Grader | None = N
         max_body_size=settings.max_source_bytes * 6 + 64 * 1024,
     )
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.answered_hosts())
+    app.add_middleware(SecurityHeaders, settings=settings)  # outermost: on every answer
     problems.install(app)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(authenticate)])
     v1.include_router(exercises_router)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 from functools import lru_cache
+from typing import Annotated
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
@@ -15,6 +16,8 @@ from pydantic import Field, SecretStr, field_validator
 from grader.settings import GraderSettings
 
 SQLITE_FILE = "autograder.db"
+# A web origin as a Content-Security-Policy may list it: nothing that could end a directive.
+ORIGIN_PATTERN = r"^https?://[\w.-]+(:\d+)?$"
 
 
 class AppSettings(GraderSettings):
@@ -104,6 +107,15 @@ class AppSettings(GraderSettings):
     # webhook cap).
     lti_score_max_attempts: int = Field(default=8, ge=1, le=30)
     lti_score_backoff_s: float = Field(default=2.0, gt=0)
+    # An OIDC login waits this long for its launch; then its stored state is void and purged.
+    lti_login_ttl_s: int = Field(default=300, ge=30, le=3600)
+    # Logins per minute per client address (each stores a row until it expires); 0: no limit.
+    lti_login_rate_per_client: int = Field(default=60, ge=0)
+    # Origins allowed to frame the service's pages besides the registered LMS platforms' own
+    # (their issuer and login URLs): e.g. a Canvas cloud school's https://school.instructure.com.
+    frame_ancestors: list[Annotated[str, Field(pattern=ORIGIN_PATTERN)]] = Field(
+        default_factory=list
+    )
     # How often each API process looks for due webhook deliveries and score posts (app.outbox);
     # a grading finished in this process wakes it at once.
     outbox_poll_s: float = Field(default=1.0, gt=0)
@@ -127,12 +139,7 @@ class AppSettings(GraderSettings):
         return f"sqlite:///{(self.data_dir / SQLITE_FILE).resolve()}"
 
     def listens_on_loopback(self) -> bool:
-        if self.host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:  # a host name other than localhost may resolve anywhere
-            return False
+        return is_loopback_host(self.host)
 
     def proxies(self) -> list[str]:
         return [proxy.strip() for proxy in self.trusted_proxies.split(",") if proxy.strip()]
@@ -160,6 +167,15 @@ class AppSettings(GraderSettings):
         if self.webhook_secret is not None:
             return self.webhook_secret.get_secret_value().encode()
         return self.master_secret().encode()
+
+
+def is_loopback_host(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name other than localhost may resolve anywhere
+        return False
 
 
 @lru_cache

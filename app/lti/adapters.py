@@ -19,15 +19,16 @@ from pylti1p3.cookie import CookieService
 from pylti1p3.redirect import Redirect
 from pylti1p3.request import Request
 from pylti1p3.session import SessionService
-from sqlalchemy import CursorResult, delete, update
+from sqlalchemy import CursorResult, delete, select, update
 
 from app.db import Database
 from app.lti.models import LtiLogin
 from app.models import utcnow
 
 COOKIE_PREFIX = "lti1p3-"
-# The platform answers a login with the launch within seconds; a state older than this is void.
-LOGIN_TTL = timedelta(minutes=5)
+# Expired logins deleted by each new login, at most: more than one login makes, so the table
+# shrinks back to the logins in flight, and never a long delete in a login's request.
+PURGE_BATCH = 100
 # Every call to a platform (keys, token, scores) gives up after this many seconds.
 HTTP_TIMEOUT_S = 10.0
 
@@ -72,9 +73,12 @@ class LoginStore(SessionService):
     """pylti1p3's session service, kept in the database: the login's state and nonce at the
     login, consumed once at the launch."""
 
-    def __init__(self, database: Database, request: LtiRequest) -> None:  # no server session
+    def __init__(  # no server session
+        self, database: Database, request: LtiRequest, ttl: timedelta
+    ) -> None:
         self._database = database
         self._request = request
+        self._ttl = ttl
         self._nonce: str | None = None
 
     def save_nonce(self, nonce: str) -> None:
@@ -82,18 +86,17 @@ class LoginStore(SessionService):
 
     def save_state_params(self, state: str, params: dict[str, object]) -> None:
         assert self._nonce is not None, "pylti1p3 saves the nonce before the state"
+        now = utcnow()
         with self._database.session() as session:
-            # Logins long past their expiry are of no use any more (a day: replays of recent
-            # ones are still told apart from unknown states).
-            session.execute(
-                delete(LtiLogin).where(LtiLogin.expires_at < utcnow() - timedelta(days=1))
-            )
+            # An expired login can only be refused: its launch fails the same without its row.
+            expired = select(LtiLogin.state).where(LtiLogin.expires_at < now).limit(PURGE_BATCH)
+            session.execute(delete(LtiLogin).where(LtiLogin.state.in_(expired)))
             session.add(
                 LtiLogin(
                     state=state,
                     nonce=self._nonce,
                     login_params={key: str(value) for key, value in params.items()},
-                    expires_at=utcnow() + LOGIN_TTL,
+                    expires_at=now + self._ttl,
                 )
             )
 

@@ -1,12 +1,18 @@
 """Deep linking: an instructor picks an exercise from the catalog; the tool answers the platform
 with a signed LtiDeepLinkingResponse holding one ltiResourceLink: the launch URL, the exercise's
 slug as a custom parameter (it comes back in every launch of that link) and a line item, so the
-platform makes a gradebook column that the scores go to."""
+platform makes a gradebook column that the scores go to.
+
+The answer is a page that posts to the request's `deep_link_return_url`: only an https URL (http
+on a loopback host, for a platform on the same machine) is followed, never `javascript:` or
+`data:`, which would run in the tool's origin.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
@@ -18,6 +24,7 @@ from app.lti.pages import LaunchRefused
 from app.lti.registrations import to_registration
 from app.lti.sessions import DeepLinkContext, InvalidToken
 from app.lti.tool_key import tool_key
+from app.settings import is_loopback_host
 from grader.errors import UnknownExerciseError
 
 SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
@@ -40,10 +47,28 @@ class Answer:
     jwt: str
 
 
+def _safe_return_url(url: object) -> bool:
+    if not isinstance(url, str):
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    return parts.scheme == "https" or (parts.scheme == "http" and is_loopback_host(host))
+
+
 def picker(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> Picker:
     settings = body.get(SETTINGS_CLAIM)
     if not isinstance(settings, dict) or not settings.get("deep_link_return_url"):
         raise LaunchRefused("Deep linking refused", "the request has no deep_link_return_url")
+    if not _safe_return_url(settings["deep_link_return_url"]):
+        raise LaunchRefused(
+            "Deep linking refused",
+            "the request's deep_link_return_url is not an https URL (http only on loopback)",
+        )
     context = DeepLinkContext(platform.id, str(body.get(DEPLOYMENT_CLAIM, "")), settings)
     return Picker(
         [(exercise.spec.slug, exercise.spec.title) for exercise in api.catalog],

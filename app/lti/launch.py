@@ -1,10 +1,12 @@
 """OIDC login initiation and the launch: pylti1p3 validates, this module decides what follows.
 
     login   the platform's third-party-initiated login → a redirect to its auth endpoint, with a
-            state cookie (SameSite=None; Secure) and the login stored (state, nonce, params)
+            state cookie (SameSite=None; Secure) and the login stored (state, nonce, params,
+            each at most MAX_LOGIN_PARAM long), until AUTOGRADER_LTI_LOGIN_TTL_S
     launch  the platform's form post (id_token, state) → validated by pylti1p3 (state against
             its cookie, signature against the platform's JWKS, registration, deployment,
-            message) plus the nonce consumed once (app.lti.adapters.LoginStore); then
+            message) plus the nonce consumed once (app.lti.adapters.LoginStore) and the claims
+            it leaves unchecked (app.lti.claims); then
               - a resource-link launch: the launch is stored and the browser goes to the
                 exercise page with a signed session token (app.lti.sessions.LaunchSession)
               - a deep-linking request: the exercise picker (app.lti.deep_linking)
@@ -15,7 +17,9 @@ Everything here blocks (database, the platform's key fetch): routes call it in a
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -24,7 +28,7 @@ from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.oidc_login import OIDCLogin
 
 from app.api_process import ApiProcess
-from app.lti import deep_linking
+from app.lti import claims, deep_linking
 from app.lti.adapters import (
     CookieJar,
     CookieToSet,
@@ -40,7 +44,6 @@ from app.lti.sessions import LaunchSession
 from app.lti.tool_key import tool_key
 from grader.errors import UnknownExerciseError
 
-AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 # What a login needs to start again in a new window (the OIDC third-party login parameters).
@@ -52,6 +55,8 @@ LOGIN_PARAMS = (
     "lti_deployment_id",
     "client_id",
 )
+# Each is stored with the login until it expires: no hint a platform sends is near this long.
+MAX_LOGIN_PARAM = 4096
 
 
 class _Login(OIDCLogin[LtiRequest, DatabaseToolConf, LoginStore, CookieJar, str]):
@@ -62,6 +67,15 @@ class _Login(OIDCLogin[LtiRequest, DatabaseToolConf, LoginStore, CookieJar, str]
 class _Launch(MessageLaunch[LtiRequest, DatabaseToolConf, LoginStore, CookieJar]):
     def _get_request_param(self, key: str) -> str:
         return self._request.get_param(key)
+
+    # Before the nonce is consumed: a token refused here leaves its login usable.
+    def validate_jwt_format(self) -> _Launch:
+        super().validate_jwt_format()
+        claims.check_id_token(self._jwt["body"])
+        return self
+
+    def get_client_id(self) -> str:
+        return claims.client_id(self._get_jwt_body())
 
 
 @dataclass(frozen=True)
@@ -77,12 +91,39 @@ class NewWindow:
     login_url: str
 
 
-def login(api: ApiProcess, request: LtiRequest, launch_url: str) -> Redirect:
-    """Answer the platform's login initiation with the redirect to its auth endpoint."""
+def _login_store(api: ApiProcess, request: LtiRequest) -> LoginStore:
+    return LoginStore(api.database, request, timedelta(seconds=api.settings.lti_login_ttl_s))
+
+
+def _login_params(request: LtiRequest) -> dict[str, str]:
+    params = {name: request.get_param(name) for name in LOGIN_PARAMS if request.get_param(name)}
+    for name, value in params.items():
+        if len(value) > MAX_LOGIN_PARAM:
+            raise LaunchRefused(
+                "Login refused", f"the login's {name} is longer than {MAX_LOGIN_PARAM} characters"
+            )
+    return params
+
+
+def _limit_logins(api: ApiProcess, client: str) -> None:
+    wait = api.lti_login_limiter.acquire(client)
+    if wait is not None:
+        raise LaunchRefused(
+            "Too many logins",
+            f"this address started too many launches; try again in {math.ceil(wait)} s",
+            429,
+            math.ceil(wait),
+        )
+
+
+def login(api: ApiProcess, request: LtiRequest, launch_url: str, client: str) -> Redirect:
+    """Answer the platform's login initiation with the redirect to its auth endpoint. Each login
+    stores a row until it expires, so they are limited per `client` (its address)."""
+    _limit_logins(api, client)
+    params = _login_params(request)
     conf = DatabaseToolConf(api.database, tool_key(api.database, api.settings))
     cookies = CookieJar(request)
-    oidc = _Login(request, conf, LoginStore(api.database, request), cookies)
-    params = {name: request.get_param(name) for name in LOGIN_PARAMS if request.get_param(name)}
+    oidc = _Login(request, conf, _login_store(api, request), cookies)
     try:
         location = oidc.pass_params_to_launch(dict(params)).redirect(launch_url)
     except (OIDCException, LtiException) as error:
@@ -107,7 +148,7 @@ def launch(
     message = _Launch(
         request,
         DatabaseToolConf(api.database, key),
-        LoginStore(api.database, request),
+        _login_store(api, request),
         cookies,
         requests_session=http_session(),
     )
@@ -163,19 +204,15 @@ def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]
             "the instructor can pick one again (deep linking)",
             404,
         ) from None
-    ags = body.get(AGS_CLAIM)
-    if not isinstance(ags, dict):  # no grade service granted: the student still works
-        ags = {}
-    sub = str(body.get("sub", ""))
-    if not sub:
-        raise LaunchRefused("Launch refused", "the launch names no user (anonymous launch)")
+    sub = claims.user_id(body)
+    grades = claims.grade_service(body)
     row = LtiLaunch(
         platform_id=platform.id,
         deployment_id=str(body.get(DEPLOYMENT_CLAIM, "")),
         user_id=sub,
         exercise=slug,
-        lineitem_url=ags.get("lineitem"),
-        ags_scopes=list(ags.get("scope", [])),
+        lineitem_url=grades.lineitem_url,
+        ags_scopes=grades.scopes,
     )
     with api.database.session() as session:
         session.add(row)

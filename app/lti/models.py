@@ -10,6 +10,10 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models import Base, JSONDocument, OutboxMessage, UTCDateTime, new_id, utcnow
 
+# Lengths of the columns that hold a platform's user ids and URLs (launches refuse longer ones).
+MAX_USER_ID = 255
+MAX_URL = 2048
+
 
 class LtiPlatform(Base):
     """An LMS that may launch the tool, added with `autograder lti add-platform`."""
@@ -22,9 +26,9 @@ class LtiPlatform(Base):
     client_id: Mapped[str] = mapped_column(String(255))
     # The deployment ids this registration accepts (a launch with another one is refused).
     deployment_ids: Mapped[list[str]] = mapped_column(JSONDocument)
-    auth_login_url: Mapped[str] = mapped_column(String(2048))
-    auth_token_url: Mapped[str] = mapped_column(String(2048))
-    key_set_url: Mapped[str] = mapped_column(String(2048))
+    auth_login_url: Mapped[str] = mapped_column(String(MAX_URL))
+    auth_token_url: Mapped[str] = mapped_column(String(MAX_URL))
+    key_set_url: Mapped[str] = mapped_column(String(MAX_URL))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -60,10 +64,10 @@ class LtiLaunch(Base):
     id: Mapped[str] = mapped_column(String(26), primary_key=True, default=new_id)
     platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
     deployment_id: Mapped[str] = mapped_column(String(255))
-    user_id: Mapped[str] = mapped_column(String(255))  # the platform's `sub`
+    user_id: Mapped[str] = mapped_column(String(MAX_USER_ID))  # the platform's `sub`
     exercise: Mapped[str] = mapped_column(String(100))
     # The AGS claim: the line item's URL and the scopes granted (none: no grade passback).
-    lineitem_url: Mapped[str | None] = mapped_column(String(2048))
+    lineitem_url: Mapped[str | None] = mapped_column(String(MAX_URL))
     ags_scopes: Mapped[list[str]] = mapped_column(JSONDocument)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

@@ -1,5 +1,9 @@
 """The HTML the browser flows answer with: refusals that say why, the new-window fallback, the
-exercise picker of deep linking and the form that posts its answer back to the platform."""
+exercise picker of deep linking and the form that posts its answer back to the platform.
+
+No page has an inline script (the Content-Security-Policy allows scripts from the service's own
+URLs only): the form that posts itself runs RETURN_SCRIPT, served at RETURN_SCRIPT_URL.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +11,26 @@ from html import escape
 
 from fastapi.responses import HTMLResponse
 
+RETURN_SCRIPT_URL = "/lti/return.js"
+RETURN_SCRIPT = "document.getElementById('return').submit();\n"
+
 
 class LaunchRefused(Exception):
     """A login, launch or deep-linking request the tool will not serve; shown as a page."""
 
-    def __init__(self, title: str, detail: str, status: int = 400) -> None:
+    def __init__(
+        self, title: str, detail: str, status: int = 400, retry_after_s: int | None = None
+    ) -> None:
         super().__init__(detail)
         self.title = title
         self.detail = detail
         self.status = status
+        self.retry_after_s = retry_after_s
 
 
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+def _page(
+    title: str, body: str, status: int = 200, headers: dict[str, str] | None = None
+) -> HTMLResponse:
     html = (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
@@ -27,15 +39,19 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
         "padding:0 1rem}button,a.button{font:inherit;padding:.4rem .9rem}</style>"
         f"</head><body><h1>{escape(title)}</h1>{body}</body></html>"
     )
-    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+    return HTMLResponse(
+        html, status_code=status, headers={"Cache-Control": "no-store", **(headers or {})}
+    )
 
 
 def refused(error: LaunchRefused) -> HTMLResponse:
+    retry = {} if error.retry_after_s is None else {"Retry-After": str(error.retry_after_s)}
     return _page(
         error.title,
         f"<p>{escape(error.detail)}</p><p>Open the activity again from your course. If this "
         "keeps happening, tell your instructor what this page says.</p>",
         error.status,
+        retry,
     )
 
 
@@ -71,5 +87,5 @@ def post_to_platform(url: str, jwt_value: str) -> HTMLResponse:
         f"<form id='return' method='post' action='{escape(url)}'>"
         f"<input type='hidden' name='JWT' value='{escape(jwt_value)}'>"
         "<noscript><button type='submit'>Continue</button></noscript></form>"
-        "<script>document.getElementById('return').submit()</script>",
+        f"<script src='{RETURN_SCRIPT_URL}'></script>",
     )

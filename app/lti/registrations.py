@@ -3,6 +3,7 @@ configuration read from them."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -16,6 +17,7 @@ from app.db import Database
 from app.lti.adapters import LtiRequest
 from app.lti.models import LtiPlatform
 from app.lti.tool_key import ToolKey
+from app.settings import ORIGIN_PATTERN
 
 
 class RegistrationError(Exception):
@@ -87,6 +89,19 @@ def find_platform(session: Session, issuer: str, client_id: str | None) -> LtiPl
         query = query.where(LtiPlatform.client_id == client_id)
     rows = list(session.scalars(query.limit(2)))
     return rows[0] if len(rows) == 1 else None
+
+
+def platform_origins(session: Session) -> set[str]:
+    """The origins the registered platforms show the tool from: their issuers' and login URLs'
+    (an LMS page that frames the tool is on one of them)."""
+    urls = session.execute(select(LtiPlatform.issuer, LtiPlatform.auth_login_url))
+    origins = set()
+    for url in (url for pair in urls for url in pair):
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if re.fullmatch(ORIGIN_PATTERN, origin):
+            origins.add(origin)
+    return origins
 
 
 def to_registration(platform: LtiPlatform, key: ToolKey) -> Registration:

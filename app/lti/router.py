@@ -1,61 +1,38 @@
-"""/lti: the tool's endpoints. Thin: each reads the request, calls its module in a worker thread
-(pylti1p3 and the database block), and answers; refusals are pages (`LaunchRefused`).
+"""/lti: the tool's endpoints for the platform and the browser. Thin: each reads the request,
+calls its module in a worker thread (pylti1p3 and the database block), and answers; refusals are
+pages (`LaunchRefused`). The launched student's API is app.lti.student_api.
 
     GET|POST /lti/login          OIDC login initiation (app.lti.launch.login)
     POST     /lti/launch         the launch (app.lti.launch.launch)
     POST     /lti/deep-link      the picker's choice → LtiDeepLinkingResponse (app.lti.deep_linking)
+    GET      /lti/return.js      the script of the page that posts that answer to the platform
     GET      /lti/jwks           the tool's public keys
     GET      /lti/canvas.json    Canvas's developer-key configuration
-    POST     /lti/submissions    a submission as the launched student (Bearer: the session token)
-    GET      /lti/submissions    that student's history of the launch's exercise
-    GET      /lti/submissions/ID one of that student's submissions
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Form, Header, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Form, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app.api_process import ApiProcess
-from app.auth import Principal
-from app.deps import (
-    ApiDep,
-    SessionDep,
-    SettingsDep,
-    find_submission,
-    valid_new_submission,
-)
-from app.lti import deep_linking, passback
+from app.deps import ApiDep, SettingsDep
+from app.lti import deep_linking, passback, student_api
 from app.lti import launch as launches
-from app.lti.adapters import LOGIN_TTL, LtiRequest
-from app.lti.pages import LaunchRefused, exercise_picker, open_in_new_window, post_to_platform
+from app.lti.adapters import LtiRequest
+from app.lti.pages import (
+    RETURN_SCRIPT,
+    RETURN_SCRIPT_URL,
+    LaunchRefused,
+    exercise_picker,
+    open_in_new_window,
+    post_to_platform,
+)
 from app.lti.pages import refused as refused_page
-from app.lti.sessions import InvalidToken, LaunchSession
 from app.lti.tool_key import tool_key
-from app.models import DEFAULT_COURSE_ID, Role, Submission
-from app.problems import (
-    PayloadTooLarge,
-    QueueFull,
-    RateLimited,
-    SubmissionNotFound,
-    Unauthorized,
-    responses,
-)
 from app.settings import AppSettings
-from app.submissions import service as submissions
-from app.submissions.schemas import (
-    ID_PATTERN,
-    SubmissionAccepted,
-    SubmissionCreate,
-    SubmissionPage,
-    SubmissionPublic,
-    SubmissionSummary,
-)
 
 router = APIRouter(prefix="/lti", tags=["lti"])
 
@@ -80,14 +57,15 @@ LtiRequestDep = Annotated[LtiRequest, Depends(_lti_request)]
 async def login(request: Request, lti: LtiRequestDep, api: ApiDep) -> Response:
     """The platform starts a launch here (OIDC third-party-initiated login)."""
     launch_url = tool_url(request, api.settings, "/lti/launch")
-    redirect = await run_in_threadpool(launches.login, api, lti, launch_url)
+    client = request.client.host if request.client else "unknown"
+    redirect = await run_in_threadpool(launches.login, api, lti, launch_url, client)
     response = RedirectResponse(redirect.location, status_code=302)
     for cookie in redirect.cookies:
         # The launch is a cross-site POST from the LMS: only SameSite=None comes along with it.
         response.set_cookie(
             cookie.name,
             cookie.value,
-            max_age=min(cookie.max_age, int(LOGIN_TTL.total_seconds())),
+            max_age=min(cookie.max_age, api.settings.lti_login_ttl_s),
             path="/lti",
             secure=True,
             httponly=True,
@@ -120,6 +98,11 @@ async def deep_link(
     launch_url = tool_url(request, api.settings, "/lti/launch")
     answer = await run_in_threadpool(deep_linking.answer, api, context, exercise, launch_url)
     return post_to_platform(answer.return_url, answer.jwt)
+
+
+@router.get(RETURN_SCRIPT_URL.removeprefix("/lti"), include_in_schema=False)
+def return_script() -> Response:
+    return Response(RETURN_SCRIPT, media_type="text/javascript")
 
 
 _JWKS_EXAMPLE = {
@@ -190,102 +173,6 @@ def canvas_configuration(request: Request, settings: SettingsDep) -> dict[str, A
     }
 
 
-class LtiSubmissionCreate(BaseModel):
-    """A submission from the exercise page of a launch: the exercise and the student are the
-    session token's."""
-
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"source": "import torch\n..."}]}
-    )
-
-    source: str
-
-
-def launch_session(
-    settings: SettingsDep, authorization: Annotated[str, Header()] = ""
-) -> LaunchSession:
-    scheme, _, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token:
-        raise Unauthorized("send the launch's session token as `Authorization: Bearer <token>`")
-    try:
-        return LaunchSession.verify(settings, token)
-    except InvalidToken as error:
-        raise Unauthorized(f"this session token is not valid ({error}); launch again") from None
-
-
-LaunchSessionDep = Annotated[LaunchSession, Depends(launch_session)]
-
-
-def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> SubmissionAccepted:
-    principal = Principal(None, DEFAULT_COURSE_ID, Role.SUBMITTER, scope=f"lti:{who.launch_id}")
-    accepted = submissions.accept(api, principal, body, None)
-    with api.database.session() as session:
-        passback.track(session, accepted.submission.id, who.launch_id)
-    return SubmissionAccepted(id=accepted.submission.id, status=accepted.submission.status)
-
-
-@router.post(
-    "/submissions",
-    status_code=202,
-    response_model=SubmissionAccepted,
-    summary="Submit as the launched student",
-    responses=responses(Unauthorized, PayloadTooLarge, RateLimited, QueueFull),
-)
-async def submit(
-    body: LtiSubmissionCreate, who: LaunchSessionDep, api: ApiDep
-) -> SubmissionAccepted:
-    """Submit as the launched student: the exercise and student come from the session token,
-    and the grade goes to the launch's line item. Poll `GET /lti/submissions/{id}`."""
-    try:
-        new = SubmissionCreate(exercise=who.exercise, source=body.source, student_id=who.student_id)
-    except ValidationError as error:  # the same checks as /v1/submissions, answered the same
-        raise RequestValidationError(error.errors()) from None
-    valid_new_submission(new, api.catalog, api.settings)
-    return await run_in_threadpool(_submit, api, who, new)
-
-
-@router.get(
-    "/submissions",
-    response_model=SubmissionPage,
-    summary="The launched student's submissions to the launch's exercise, newest first",
-    responses=responses(Unauthorized),
-)
-def list_submissions(
-    who: LaunchSessionDep,
-    session: SessionDep,
-    cursor: Annotated[
-        str | None, Query(pattern=ID_PATTERN, description="next_cursor of the previous page")
-    ] = None,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
-) -> SubmissionPage:
-    rows, next_cursor = submissions.history(
-        session,
-        Submission.student_id == who.student_id,
-        student_id=None,
-        exercise=who.exercise,
-        cursor=cursor,
-        limit=limit,
-    )
-    return SubmissionPage(
-        items=[SubmissionSummary.from_row(row) for row in rows], next_cursor=next_cursor
-    )
-
-
-@router.get(
-    "/submissions/{submission_id}",
-    response_model=SubmissionPublic,
-    summary="One of the launched student's submissions",
-    responses=responses(Unauthorized, SubmissionNotFound),
-)
-def get_submission(
-    submission_id: str, who: LaunchSessionDep, session: SessionDep
-) -> SubmissionPublic:
-    """One of the launched student's own submissions, with its code and, once graded, its
-    report."""
-    row = find_submission(session, submission_id, Submission.student_id == who.student_id)
-    return SubmissionPublic.from_row(row, show_source=True)
-
-
 async def _on_refused(request: Request, error: Exception) -> Response:
     assert isinstance(error, LaunchRefused)
     return refused_page(error)
@@ -294,4 +181,5 @@ async def _on_refused(request: Request, error: Exception) -> Response:
 def install(app: FastAPI) -> None:
     """Mount /lti and show its refusals as pages."""
     app.include_router(router)
+    app.include_router(student_api.router)
     app.add_exception_handler(LaunchRefused, _on_refused)

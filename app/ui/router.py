@@ -1,8 +1,7 @@
 """/exercises/{slug}: the page where a student reads an exercise, writes and submits a solution.
 
 Public like the statement it shows; the API calls the page makes go through /v1 and its auth.
-The page may be framed by any site (an LMS embeds it), so it sends `frame-ancestors *` and no
-X-Frame-Options.
+An LMS frames the page: who may is app.security_headers' `frame-ancestors`, for every response.
 """
 
 from __future__ import annotations
@@ -19,16 +18,14 @@ from grader.errors import UnknownExerciseError
 
 router = APIRouter(tags=["ui"], include_in_schema=False)
 
-FRAMEABLE = {"Content-Security-Policy": "frame-ancestors *"}
-
 
 @router.get("/exercises/{slug}", response_class=HTMLResponse)
 def exercise_page(slug: str, catalog: CatalogDep) -> HTMLResponse:
     try:
         exercise = catalog.get(slug)
     except UnknownExerciseError:
-        return HTMLResponse(page.not_found_page(slug), status_code=404, headers=FRAMEABLE)
-    return HTMLResponse(page.exercise_page(exercise), headers=FRAMEABLE)
+        return HTMLResponse(page.not_found_page(slug), status_code=404)
+    return HTMLResponse(page.exercise_page(exercise))
 
 
 class _Bundle(StaticFiles):

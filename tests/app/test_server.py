@@ -36,6 +36,7 @@ def free_port() -> int:
 def server(
     data_dir: Path, port: int, **settings: str
 ) -> Iterator[tuple[subprocess.Popen[str], httpx.Client]]:
+    """`autograder serve` on `port`; `settings` are more AUTOGRADER_ variables."""
     env = {
         **os.environ,
         "AUTOGRADER_DATA_DIR": str(data_dir),

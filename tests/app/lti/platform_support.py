@@ -63,6 +63,11 @@ class NextLaunch:
     kind: str = "resource"  # or "deep-link"
     user_id: str = "student-42"
     exercise: str = ""
+    # A faulty or hostile platform: the id_token without `exp`, claims replaced (None: left
+    # out), and where a deep-linking answer goes (None: the platform's own return endpoint).
+    expires: bool = True
+    claims: dict[str, Any] = field(default_factory=dict)
+    deep_link_return_url: str | None = None
 
 
 @dataclass
@@ -118,8 +123,19 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):  # type: ignore[misc]
     def get_preflight_response(self) -> dict[str, Any]:
         return self._query
 
+    def get_launch_message(self, include_extra_claims: bool = True) -> dict[str, Any]:
+        message: dict[str, Any] = super().get_launch_message(include_extra_claims)
+        for name, value in self._platform.next_launch.claims.items():
+            if value is None:
+                message.pop(name, None)
+            else:
+                message[name] = value
+        return message
+
     def prepare_launch(self, preflight_response: dict[str, Any]) -> None:
         launch = self._platform.next_launch
+        if not launch.expires:
+            self.set_id_token_expiration(0)  # 0: the platform signs no `iat` and `exp`
         self.set_user_data(
             launch.user_id,
             ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"]
@@ -129,7 +145,8 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):  # type: ignore[misc]
         )
         self.set_launch_context_claim("course-1", context_title="Deep learning")
         if launch.kind == "deep-link":
-            self.set_dl(f"{self._platform.url}/deep-link-return", accept_types={"ltiResourceLink"})
+            return_url = launch.deep_link_return_url or f"{self._platform.url}/deep-link-return"
+            self.set_dl(return_url, accept_types={"ltiResourceLink"})
             return
         self.set_resource_link_claim("link-1", title="Exercise")
         self.set_custom_parameters_claim({"exercise": launch.exercise})

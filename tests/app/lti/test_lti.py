@@ -1,6 +1,8 @@
 """LTI 1.3 end to end against `lti1p3platform` as the LMS: launch → submit → grade → the score
 in the platform's gradebook; the deep-linking round trip; and the refusals (a tampered
-signature, a replayed launch, a missing state cookie), each a clear page."""
+signature, a replayed launch, a missing state cookie, an id_token without expiry or for another
+client, a deep-linking return URL that is not https), each a clear page. What the tool stores
+from a login or a launch is bounded: test_lti_storage.py."""
 
 from __future__ import annotations
 
@@ -12,18 +14,11 @@ import jwt
 import pytest
 from app_support import CORRECT, SEED, SettingsFactory, wait_until
 from fastapi.testclient import TestClient
-from platform_support import (
-    ISSUER,
-    Platform,
-    post_launch,
-    register,
-    serve_platform,
-    start_launch,
-)
+from platform_support import CLIENT_ID, ISSUER, NextLaunch, Platform, post_launch, start_launch
 from sqlalchemy import select
+from tool_support import registered_platform, serve_tool
 
 from app.lti.models import LtiScorePost
-from app.main import create_app
 from app.models import OutboxStatus
 from grader.runner import Grader
 
@@ -32,17 +27,13 @@ pytestmark = pytest.mark.slow  # two servers and real HTTP between them
 
 @pytest.fixture
 def tool(make_settings: SettingsFactory, grader: Grader) -> Iterator[TestClient]:
-    settings = make_settings(outbox_poll_s=0.05, lti_score_backoff_s=0.05)
-    # https: the state cookie is Secure (SameSite=None), so a browser sends it only there.
-    with TestClient(create_app(settings, grader=grader), base_url="https://testserver") as client:
+    with serve_tool(make_settings(lti_score_backoff_s=0.05), grader) as client:
         yield client
 
 
 @pytest.fixture
 def platform(tool: TestClient) -> Iterator[Platform]:
-    jwks = tool.get("/lti/jwks").json()
-    with serve_platform(jwks) as served:
-        register(tool, served)
+    with registered_platform(tool) as served:
         yield served
 
 
@@ -211,3 +202,69 @@ def test_a_launched_students_malformed_source_is_refused_as_by_the_api(
     assert nul.headers["content-type"] == "application/problem+json"
     huge = tool.post("/lti/submissions", json={"source": "#" * 300_000}, headers=auth)
     assert huge.status_code == 413
+
+
+@pytest.mark.parametrize(
+    ("next_launch", "reason"),
+    [
+        (NextLaunch(expires=False), "the id_token has no expiry (exp)"),
+        (
+            NextLaunch(claims={"aud": [CLIENT_ID, "another-tool"], "azp": None}),
+            "the id_token has several audiences and no azp among them",
+        ),
+        (
+            NextLaunch(claims={"aud": ["another-tool", CLIENT_ID], "azp": "another-tool"}),
+            "Registration not found",
+        ),
+        (NextLaunch(claims={"azp": "another-tool"}), "the id_token&#x27;s azp is not its audience"),
+    ],
+)
+def test_an_id_token_without_expiry_or_for_another_client_is_refused(
+    tool: TestClient, platform: Platform, next_launch: NextLaunch, reason: str
+) -> None:
+    platform.next_launch = next_launch
+    platform.next_launch.exercise = SEED
+    form = start_launch(tool, platform)
+    answer = post_launch(tool, form)
+    assert answer.status_code == 403
+    assert "Launch refused" in answer.text
+    assert reason in answer.text
+
+
+def test_several_audiences_with_our_azp_are_accepted(tool: TestClient, platform: Platform) -> None:
+    platform.next_launch.claims = {"aud": ["another-tool", CLIENT_ID], "azp": CLIENT_ID}
+    launch_student(tool, platform)
+
+
+@pytest.mark.parametrize(
+    "return_url",
+    [
+        "javascript:alert(document.domain)",
+        "data:text/html,<script>alert(1)</script>",
+        "http://lms.example.edu/deep-link-return",
+        "https:///no-host",
+    ],
+)
+def test_a_deep_linking_return_url_must_be_https(
+    tool: TestClient, platform: Platform, return_url: str
+) -> None:
+    platform.next_launch.kind = "deep-link"
+    platform.next_launch.deep_link_return_url = return_url
+    answer = post_launch(tool, start_launch(tool, platform))
+    assert answer.status_code == 400
+    assert "Deep linking refused" in answer.text
+    assert "not an https URL" in answer.text
+    assert "name='context'" not in answer.text
+
+
+def test_the_deep_linking_answer_posts_itself_with_a_script_of_the_tools_own(
+    tool: TestClient, platform: Platform
+) -> None:
+    platform.next_launch.kind = "deep-link"
+    picker = post_launch(tool, start_launch(tool, platform))
+    context = picker.text.split("name='context' value='", 1)[1].split("'", 1)[0]
+    answer = tool.post("/lti/deep-link", data={"context": context, "exercise": SEED})
+    assert "<script src='/lti/return.js'></script>" in answer.text
+    script = tool.get("/lti/return.js")
+    assert script.headers["content-type"].startswith("text/javascript")
+    assert "getElementById('return').submit()" in script.text

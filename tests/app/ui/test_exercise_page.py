@@ -1,5 +1,5 @@
 """GET /exercises/{slug}: the page a student works on, rendered on the server around the
-bundle's islands; a 404 page for an unknown slug; framable by any site (an LMS embeds it)."""
+bundle's islands; a 404 page for an unknown slug; framable by the LMS, not by any site."""
 
 from __future__ import annotations
 
@@ -51,10 +51,12 @@ def test_an_unknown_exercise_is_a_404_page(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize("slug", [SEED, "no-such-thing"])
-def test_any_site_may_frame_the_page(client: TestClient, slug: str) -> None:
+def test_only_the_lms_may_frame_the_page(client: TestClient, slug: str) -> None:
     response = client.get(f"/exercises/{slug}")
     assert "x-frame-options" not in response.headers
-    assert response.headers["content-security-policy"] == "frame-ancestors *"
+    # No platform registered, none configured: the service itself only (tests/app/
+    # test_security_headers.py has the platforms').
+    assert response.headers["content-security-policy"].endswith("frame-ancestors 'self'")
 
 
 def test_without_a_bundle_the_page_says_how_to_build_it(

@@ -35,13 +35,17 @@ if not ui_page.assets_built():
         f"the page's bundle is not built: run `{ui_page.BUILD_HINT}`", allow_module_level=True
     )
 
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright  # noqa: E402
+
+# The port of the LMS's course page that frames the exercise page: an allowed frame ancestor.
+COURSE_PORT = free_port()
 
 
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
-    with server(tmp_path_factory.mktemp("serve"), port):
+    course = f'["http://localhost:{COURSE_PORT}"]'
+    with server(tmp_path_factory.mktemp("serve"), port, AUTOGRADER_FRAME_ANCESTORS=course):
         yield f"http://127.0.0.1:{port}"
 
 
@@ -59,7 +63,14 @@ def browser() -> Iterator[Browser]:
 
 def open_page(page: Page, url: str) -> None:
     errors: list[str] = []
+
+    def on_console(message: ConsoleMessage) -> None:
+        # What the Content-Security-Policy blocks (an inline script or style, eval) shows here.
+        if "Content Security Policy" in message.text:
+            errors.append(message.text)
+
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", on_console)
     page.goto(url)
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
     assert errors == []
@@ -146,7 +157,7 @@ def test_the_page_works_on_a_phone(browser: Browser, base_url: str) -> None:
 
 
 @contextmanager
-def course_page(html: str) -> Iterator[str]:
+def course_page(html: str, port: int = COURSE_PORT) -> Iterator[str]:
     """A page of another origin (an LMS's course page) on loopback: Chromium lets only a local
     page frame a local address."""
 
@@ -162,7 +173,7 @@ def course_page(html: str) -> Iterator[str]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
@@ -190,4 +201,20 @@ def test_the_page_works_inside_an_iframe(browser: Browser, base_url: str) -> Non
             "All tests passed", timeout=60_000
         )
         page.screenshot(path=SHOTS / "iframe-passed.png")
+    page.close()
+
+
+def test_a_site_that_is_not_an_allowed_frame_ancestor_cannot_frame_the_page(
+    browser: Browser, base_url: str
+) -> None:
+    page = browser.new_page()
+    refusals: list[str] = []
+    page.on("console", lambda message: refusals.append(message.text))
+    iframe = f'<iframe src="{base_url}/exercises/{SEED}" title="exercise"></iframe>'
+    with course_page(iframe, port=free_port()) as elsewhere:
+        page.goto(elsewhere)
+        expect(page.frame_locator("iframe").locator("body")).not_to_have_attribute(
+            "data-ready", "true"
+        )
+    assert any("frame-ancestors" in refusal for refusal in refusals), refusals
     page.close()

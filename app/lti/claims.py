@@ -1,0 +1,75 @@
+"""What the tool requires of an id_token's claims beyond pylti1p3's checks, and the claims of a
+resource-link launch read into what is stored.
+
+pylti1p3 verifies the signature and, through PyJWT, an `exp` that is there; it does not require
+one, and with several audiences it takes the first as the client id. OIDC Core (3.1.3.7) asks
+more: an expiry always, and an `azp` naming the client when `aud` is a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pylti1p3.exception import LtiException
+
+from app.lti.models import MAX_URL, MAX_USER_ID
+from app.lti.pages import LaunchRefused
+
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+
+
+def check_id_token(body: Mapping[str, object]) -> None:
+    """Refuse an id_token without an expiry, or with several audiences and no `azp` among them
+    (pylti1p3 then looks the registration up by `azp`, so an `azp` not ours finds none)."""
+    if not isinstance(body.get("exp"), int | float):
+        raise LtiException("the id_token has no expiry (exp)")
+    audience = body.get("aud")
+    if isinstance(audience, list):
+        if body.get("azp") not in audience:
+            raise LtiException("the id_token has several audiences and no azp among them")
+    elif "azp" in body and body["azp"] != audience:
+        raise LtiException("the id_token's azp is not its audience")
+
+
+def client_id(body: Mapping[str, object]) -> str:
+    """The client the id_token is for: its audience, or with several its `azp`."""
+    audience = body.get("aud")
+    return str(body.get("azp") if isinstance(audience, list) else audience)
+
+
+@dataclass(frozen=True)
+class GradeService:
+    """The AGS claim: the line item scores go to (None: no passback) and the scopes granted."""
+
+    lineitem_url: str | None
+    scopes: list[str]
+
+
+def _malformed(what: str) -> LaunchRefused:
+    return LaunchRefused("Launch refused", f"the launch's {what}; the platform sent it malformed")
+
+
+def user_id(body: dict[str, Any]) -> str:
+    sub = body.get("sub")
+    if not sub:
+        raise LaunchRefused("Launch refused", "the launch names no user (anonymous launch)")
+    if not isinstance(sub, str) or len(sub) > MAX_USER_ID:
+        raise _malformed(f"user id (sub) is not a string of at most {MAX_USER_ID} characters")
+    return sub
+
+
+def grade_service(body: dict[str, Any]) -> GradeService:
+    ags = body.get(AGS_CLAIM)
+    if ags is None:  # no grade service granted: the student still works
+        return GradeService(None, [])
+    if not isinstance(ags, dict):
+        raise _malformed("grade service claim (AGS) is not an object")
+    lineitem = ags.get("lineitem")
+    if lineitem is not None and (not isinstance(lineitem, str) or len(lineitem) > MAX_URL):
+        raise _malformed(f"line item is not a URL of at most {MAX_URL} characters")
+    scopes = ags.get("scope", [])
+    if not isinstance(scopes, list) or not all(isinstance(scope, str) for scope in scopes):
+        raise _malformed("grade service scopes are not a list of strings")
+    return GradeService(lineitem, scopes)

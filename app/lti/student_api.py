@@ -1,0 +1,144 @@
+"""/lti/submissions: the launched student's API, called by the exercise page with the launch's
+session token (`Authorization: Bearer ...`, app.lti.sessions.LaunchSession).
+
+    POST     /lti/submissions    a submission as the launched student
+    GET      /lti/submissions    that student's history of the launch's exercise
+    GET      /lti/submissions/ID one of that student's submissions
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Header, Query
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from app.api_process import ApiProcess
+from app.auth import Principal
+from app.deps import (
+    ApiDep,
+    SessionDep,
+    SettingsDep,
+    find_submission,
+    valid_new_submission,
+)
+from app.lti import passback
+from app.lti.sessions import InvalidToken, LaunchSession
+from app.models import DEFAULT_COURSE_ID, Role, Submission
+from app.problems import (
+    PayloadTooLarge,
+    QueueFull,
+    RateLimited,
+    SubmissionNotFound,
+    Unauthorized,
+    responses,
+)
+from app.submissions import service as submissions
+from app.submissions.schemas import (
+    ID_PATTERN,
+    SubmissionAccepted,
+    SubmissionCreate,
+    SubmissionPage,
+    SubmissionPublic,
+    SubmissionSummary,
+)
+
+router = APIRouter(prefix="/lti", tags=["lti"])
+
+
+class LtiSubmissionCreate(BaseModel):
+    """A submission from the exercise page of a launch: the exercise and the student are the
+    session token's."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"source": "import torch\n..."}]}
+    )
+
+    source: str
+
+
+def launch_session(
+    settings: SettingsDep, authorization: Annotated[str, Header()] = ""
+) -> LaunchSession:
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        raise Unauthorized("send the launch's session token as `Authorization: Bearer <token>`")
+    try:
+        return LaunchSession.verify(settings, token)
+    except InvalidToken as error:
+        raise Unauthorized(f"this session token is not valid ({error}); launch again") from None
+
+
+LaunchSessionDep = Annotated[LaunchSession, Depends(launch_session)]
+
+
+def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> SubmissionAccepted:
+    principal = Principal(None, DEFAULT_COURSE_ID, Role.SUBMITTER, scope=f"lti:{who.launch_id}")
+    accepted = submissions.accept(api, principal, body, None)
+    with api.database.session() as session:
+        passback.track(session, accepted.submission.id, who.launch_id)
+    return SubmissionAccepted(id=accepted.submission.id, status=accepted.submission.status)
+
+
+@router.post(
+    "/submissions",
+    status_code=202,
+    response_model=SubmissionAccepted,
+    summary="Submit as the launched student",
+    responses=responses(Unauthorized, PayloadTooLarge, RateLimited, QueueFull),
+)
+async def submit(
+    body: LtiSubmissionCreate, who: LaunchSessionDep, api: ApiDep
+) -> SubmissionAccepted:
+    """Submit as the launched student: the exercise and student come from the session token,
+    and the grade goes to the launch's line item. Poll `GET /lti/submissions/{id}`."""
+    try:
+        new = SubmissionCreate(exercise=who.exercise, source=body.source, student_id=who.student_id)
+    except ValidationError as error:  # the same checks as /v1/submissions, answered the same
+        raise RequestValidationError(error.errors()) from None
+    valid_new_submission(new, api.catalog, api.settings)
+    return await run_in_threadpool(_submit, api, who, new)
+
+
+@router.get(
+    "/submissions",
+    response_model=SubmissionPage,
+    summary="The launched student's submissions to the launch's exercise, newest first",
+    responses=responses(Unauthorized),
+)
+def list_submissions(
+    who: LaunchSessionDep,
+    session: SessionDep,
+    cursor: Annotated[
+        str | None, Query(pattern=ID_PATTERN, description="next_cursor of the previous page")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> SubmissionPage:
+    rows, next_cursor = submissions.history(
+        session,
+        Submission.student_id == who.student_id,
+        student_id=None,
+        exercise=who.exercise,
+        cursor=cursor,
+        limit=limit,
+    )
+    return SubmissionPage(
+        items=[SubmissionSummary.from_row(row) for row in rows], next_cursor=next_cursor
+    )
+
+
+@router.get(
+    "/submissions/{submission_id}",
+    response_model=SubmissionPublic,
+    summary="One of the launched student's submissions",
+    responses=responses(Unauthorized, SubmissionNotFound),
+)
+def get_submission(
+    submission_id: str, who: LaunchSessionDep, session: SessionDep
+) -> SubmissionPublic:
+    """One of the launched student's own submissions, with its code and, once graded, its
+    report."""
+    row = find_submission(session, submission_id, Submission.student_id == who.student_id)
+    return SubmissionPublic.from_row(row, show_source=True)

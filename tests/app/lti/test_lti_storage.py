@@ -1,0 +1,154 @@
+"""What a client or a platform sends that the tool stores is bounded, on SQLite and on
+PostgreSQL (where a value longer than its column fails the insert): logins are small, few per
+address, short-lived and purged; a launch's user id, line item and grade service claim are
+checked, and a malformed one is a page that says so, never a 500."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from app_support import SEED, SettingsFactory
+from fastapi.testclient import TestClient
+from platform_support import CLIENT_ID, ISSUER, SCORE_SCOPE, Platform, post_launch, start_launch
+from sqlalchemy import func, select
+from tool_support import registered_platform, serve_tool
+
+from app.lti.claims import AGS_CLAIM
+from app.lti.models import LtiLaunch, LtiLogin
+from app.models import utcnow
+from grader.runner import Grader
+
+pytestmark = pytest.mark.slow
+
+LOGINS_PER_MINUTE = 3
+LOGIN_TTL_S = 120
+
+
+@pytest.fixture
+def tool(make_settings: SettingsFactory, grader: Grader, database_url: str) -> Iterator[TestClient]:
+    settings = make_settings(
+        database_url=database_url,
+        lti_login_rate_per_client=LOGINS_PER_MINUTE,
+        lti_login_ttl_s=LOGIN_TTL_S,
+    )
+    with serve_tool(settings, grader) as client:
+        yield client
+
+
+@pytest.fixture
+def platform(tool: TestClient) -> Iterator[Platform]:
+    with registered_platform(tool) as served:
+        yield served
+
+
+def logins(tool: TestClient) -> list[LtiLogin]:
+    with tool.app.state.api.database.session() as session:  # type: ignore[attr-defined]
+        return list(session.scalars(select(LtiLogin)))
+
+
+def launches(tool: TestClient) -> int:
+    with tool.app.state.api.database.session() as session:  # type: ignore[attr-defined]
+        return session.scalar(select(func.count()).select_from(LtiLaunch)) or 0
+
+
+def login(tool: TestClient, platform: Platform) -> Any:
+    url = urlparse(platform.login_url("https://testserver/lti/login", "hint"))
+    return tool.get(f"{url.path}?{url.query}", follow_redirects=False)
+
+
+@pytest.mark.parametrize("name", ["login_hint", "lti_message_hint", "target_link_uri"])
+def test_an_oversized_login_parameter_is_refused_and_not_stored(
+    tool: TestClient, platform: Platform, name: str
+) -> None:
+    params = {
+        "iss": ISSUER,
+        "client_id": CLIENT_ID,
+        "login_hint": "student-42",
+        "target_link_uri": "https://testserver/lti/launch",
+        name: "x" * 1_000_000,  # under the form parser's own limit of a field (1 MiB)
+    }
+    answer = tool.post("/lti/login", data=params, follow_redirects=False)
+    assert answer.status_code == 400
+    assert answer.headers["content-type"].startswith("text/html")
+    assert f"the login&#x27;s {name} is longer than 4096 characters" in answer.text
+    assert logins(tool) == []
+
+
+def test_a_login_lives_minutes_and_expired_ones_are_purged(
+    tool: TestClient, platform: Platform
+) -> None:
+    with tool.app.state.api.database.session() as session:  # type: ignore[attr-defined]
+        session.add(
+            LtiLogin(
+                state="expired",
+                nonce="expired",
+                login_params={"login_hint": "x" * 4096},
+                expires_at=utcnow() - timedelta(minutes=1),
+            )
+        )
+    answer = login(tool, platform)
+    assert answer.status_code == 302
+    assert f"max-age={LOGIN_TTL_S}" in answer.headers["set-cookie"].lower()
+    (row,) = logins(tool)
+    assert row.state != "expired"
+    lifetime = row.expires_at - utcnow()
+    assert timedelta(seconds=LOGIN_TTL_S - 10) < lifetime <= timedelta(seconds=LOGIN_TTL_S)
+
+
+def test_logins_are_limited_per_client_address(tool: TestClient, platform: Platform) -> None:
+    for _ in range(LOGINS_PER_MINUTE):
+        assert login(tool, platform).status_code == 302
+    refused = login(tool, platform)
+    assert refused.status_code == 429
+    assert refused.headers["content-type"].startswith("text/html")
+    assert "Too many logins" in refused.text
+    assert 0 < int(refused.headers["retry-after"]) <= 60 / LOGINS_PER_MINUTE + 1
+    assert len(logins(tool)) == LOGINS_PER_MINUTE
+
+
+def refused_launch(tool: TestClient, platform: Platform, expected: str) -> None:
+    platform.next_launch.exercise = SEED
+    answer = post_launch(tool, start_launch(tool, platform))
+    assert answer.status_code == 400, answer.text
+    assert answer.headers["content-type"].startswith("text/html")
+    assert "Launch refused" in answer.text
+    assert expected in answer.text
+    assert launches(tool) == 0
+
+
+@pytest.mark.parametrize(
+    "ags",
+    [
+        "not an object",
+        {"scope": SCORE_SCOPE, "lineitem": "https://lms.test/lineitems/1"},
+        {"scope": [SCORE_SCOPE, 7], "lineitem": "https://lms.test/lineitems/1"},
+        {"scope": [SCORE_SCOPE], "lineitem": 5},
+        {"scope": [SCORE_SCOPE], "lineitem": "https://lms.test/" + "x" * 2048},
+    ],
+)
+def test_a_malformed_grade_service_claim_is_refused_with_a_page(
+    tool: TestClient, platform: Platform, ags: Any
+) -> None:
+    platform.next_launch.claims = {AGS_CLAIM: ags}
+    refused_launch(tool, platform, "the platform sent it malformed")
+
+
+def test_an_overlong_user_id_is_refused_with_a_page(tool: TestClient, platform: Platform) -> None:
+    platform.next_launch.user_id = "u" * 256
+    refused_launch(tool, platform, "user id (sub) is not a string of at most 255 characters")
+
+
+def test_a_user_id_and_line_item_as_long_as_their_columns_are_stored(
+    tool: TestClient, platform: Platform
+) -> None:
+    platform.next_launch.user_id = "u" * 255
+    lineitem = "https://lms.test/" + "x" * (2048 - len("https://lms.test/"))
+    platform.next_launch.claims = {AGS_CLAIM: {"scope": [SCORE_SCOPE], "lineitem": lineitem}}
+    platform.next_launch.exercise = SEED
+    answer = post_launch(tool, start_launch(tool, platform))
+    assert answer.status_code == 303, answer.text
+    assert launches(tool) == 1
