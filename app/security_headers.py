@@ -42,7 +42,7 @@ class _FrameAncestors:
             self._read_at = time.monotonic()
             try:
                 self._value = self._join(await run_in_threadpool(self._platform_origins, api))
-            except SQLAlchemyError:  # the last list stays; the database's state is /readyz's
+            except (SQLAlchemyError, OSError):  # the last list stays; the database is /readyz's
                 log.warning("cannot read the LTI platforms' origins", exc_info=True)
         return self._value
 
