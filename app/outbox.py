@@ -8,8 +8,8 @@ per API process polls every `outbox_poll_s` (and at once when woken by a finishe
     claim     one conditional UPDATE moves `next_attempt_at` past the attempt and counts it, so
               two senders (API replicas) never make the same attempt
     attempt   the channel's `send`, in a small pool of threads (a slow receiver holds one)
-    settle    delivered; or failed after the channel's `max_attempts`; or due again after a
-              backoff, doubled per attempt and capped
+    settle    delivered; or failed after the channel's `max_attempts`, or at once when the
+              failure is permanent; or due again after a backoff, doubled per attempt and capped
 
 The rows survive restarts, so a retry survives them too, on either path.
 """
@@ -36,12 +36,16 @@ _BATCH = 100
 
 
 class Undelivered(Exception):
-    """An attempt that did not land: what to record, and the HTTP status if one came back."""
+    """An attempt that did not land: what to record, the HTTP status if one came back, and
+    whether trying again is pointless."""
 
-    def __init__(self, error: str, status_code: int | None = None) -> None:
+    def __init__(
+        self, error: str, status_code: int | None = None, *, permanent: bool = False
+    ) -> None:
         super().__init__(error)
         self.error = error[:1000]
         self.status_code = status_code
+        self.permanent = permanent
 
 
 def _uncounted(outcome: str) -> None:
@@ -176,7 +180,7 @@ class OutboxSender:
             message.last_status_code = status_code
             if failure is None:
                 message.status, outcome = OutboxStatus.DELIVERED, "delivered"
-            elif message.attempts >= channel.retry.max_attempts:
+            elif failure.permanent or message.attempts >= channel.retry.max_attempts:
                 message.status, outcome = OutboxStatus.FAILED, "failed"
             else:
                 message.next_attempt_at = utcnow() + channel.retry.backoff(message.attempts)

@@ -11,7 +11,9 @@ lets a receiver refuse replays: `verify_signature` accepts a timestamp within 5 
 A delivery is an outbox message (app.outbox) recorded with the submission's report, so it
 survives restarts; attempts go on until a 2xx, or it is marked failed after
 `webhook_max_attempts`. Anything but a 2xx (a redirect too: it is not followed) is a failure.
-"""
+Each attempt checks the URL again (app.callback_urls) and connects to the address it checked; a
+URL refused then fails the delivery at once (retrying would not make it public), while a name
+that does not resolve is retried like any other failure."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import httpx
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.callback_urls import CallbackPolicy, CallbackRefused, CallbackUnresolved
 from app.db import Database
 from app.metrics import Metrics
 from app.models import Submission, WebhookDelivery
@@ -31,6 +34,7 @@ from app.settings import AppSettings
 from app.submissions.schemas import SubmissionPublic
 from grader.report import Report
 
+DELIVERY_HEADER = "X-Autograder-Delivery"
 SIGNATURE_HEADER = "X-Autograder-Signature"
 TIMESTAMP_HEADER = "X-Autograder-Timestamp"
 EVENT = "submission.done"
@@ -73,8 +77,12 @@ def webhook_channel(
 ) -> Channel:
     """Webhook deliveries as the outbox sends them."""
 
+    policy = CallbackPolicy(settings.webhook_allowed_hosts)
+
     def send(delivery_id: int) -> int:
-        return _post(delivery_id, database=database, settings=settings, client=client)
+        return _post(
+            delivery_id, database=database, settings=settings, client=client, policy=policy
+        )
 
     retry = Retry(
         settings.webhook_max_attempts, settings.webhook_backoff_s, settings.webhook_backoff_max_s
@@ -83,12 +91,22 @@ def webhook_channel(
     claim_s = settings.webhook_timeout_s * 3 + 5
     count = metrics.webhooks.labels
     return Channel(
-        "webhook delivery", WebhookDelivery, send, retry, claim_s, lambda o: count(o).inc()
+        "webhook delivery",
+        WebhookDelivery,
+        send,
+        retry,
+        claim_s,
+        lambda o: count(o).inc(),
     )
 
 
 def _post(
-    delivery_id: int, *, database: Database, settings: AppSettings, client: httpx.Client
+    delivery_id: int,
+    *,
+    database: Database,
+    settings: AppSettings,
+    client: httpx.Client,
+    policy: CallbackPolicy,
 ) -> int:
     with database.session() as session:
         delivery = session.get(WebhookDelivery, delivery_id)
@@ -97,19 +115,29 @@ def _post(
         assert submission is not None
         body = SubmissionPublic.from_row(submission).model_dump_json().encode()
         url = delivery.url
-    timestamp = int(time.time())
+    try:
+        address = policy.check(url)
+    except CallbackUnresolved as unresolved:
+        raise Undelivered(str(unresolved)) from None
+    except CallbackRefused as refused:
+        raise Undelivered(f"refused: {refused}", permanent=True) from None
+    timestamp, target = int(time.time()), httpx.URL(url)
     try:
         response = client.post(
-            url,
+            # The checked address itself, so the name is not resolved again; the Host header
+            # and TLS (SNI, the certificate's name) still say the name.
+            target.copy_with(host=str(address)),
             content=body,
             headers={
+                "Host": target.netloc.decode("ascii"),
                 "Content-Type": "application/json",
                 "User-Agent": "autograder-webhooks",
                 "X-Autograder-Event": EVENT,
-                "X-Autograder-Delivery": str(delivery_id),
+                DELIVERY_HEADER: str(delivery_id),
                 TIMESTAMP_HEADER: str(timestamp),
                 SIGNATURE_HEADER: sign(settings.webhook_signing_key(), timestamp, body),
             },
+            extensions={"sni_hostname": target.raw_host.decode("ascii")},
             timeout=settings.webhook_timeout_s,
             follow_redirects=False,
         )

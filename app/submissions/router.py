@@ -18,6 +18,7 @@ from app.deps import (
 )
 from app.models import SubmissionStatus
 from app.problems import (
+    CallbackUrlRefused,
     IdempotencyKeyReused,
     NotFinished,
     PayloadTooLarge,
@@ -59,6 +60,7 @@ router = APIRouter(prefix="/submissions", tags=["submissions"])
             UnknownExercise,
             PayloadTooLarge,
             IdempotencyKeyReused,
+            CallbackUrlRefused,
             RateLimited,
             QueueFull,
         ),

@@ -67,6 +67,7 @@ def stack(
         AUTOGRADER_WORKER_LEASE_S=str(LEASE_S),
         AUTOGRADER_MAX_ATTEMPTS="3",
         AUTOGRADER_WEBHOOK_BACKOFF_S="2",
+        AUTOGRADER_WEBHOOK_ALLOWED_HOSTS='["127.0.0.1"]',  # the test's receivers
     )
     stack = Stack(data_dir, env, redis_ns)
     try:
