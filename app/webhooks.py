@@ -4,9 +4,10 @@ The request carries
     X-Autograder-Event: submission.done
     X-Autograder-Delivery: <delivery id>
     X-Autograder-Timestamp: <unix seconds>
-    X-Autograder-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">
-keyed by AUTOGRADER_WEBHOOK_SECRET (or AUTOGRADER_SECRET). Signing the timestamp with the body
-lets a receiver refuse replays: `verify_signature` accepts a timestamp within 5 minutes.
+    X-Autograder-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<delivery id>.<body>">
+keyed by AUTOGRADER_WEBHOOK_SECRET (or AUTOGRADER_SECRET). Signing the timestamp lets a receiver
+refuse replays (`verify_signature` accepts a timestamp within 5 minutes); signing the delivery id
+lets it deduplicate on an id nobody else can forge.
 
 A delivery is an outbox message (app.outbox) recorded with the submission's report, so it
 survives restarts; attempts go on until a 2xx, or it is marked failed after
@@ -40,14 +41,15 @@ TIMESTAMP_HEADER = "X-Autograder-Timestamp"
 EVENT = "submission.done"
 
 
-def sign(key: bytes, timestamp: int, body: bytes) -> str:
-    digest = hmac.new(key, f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-    return f"sha256={digest}"
+def sign(key: bytes, timestamp: int, delivery_id: str, body: bytes) -> str:
+    signed = f"{timestamp}.{delivery_id}.".encode() + body
+    return f"sha256={hmac.new(key, signed, hashlib.sha256).hexdigest()}"
 
 
 def verify_signature(
     key: bytes,
     timestamp: str,
+    delivery_id: str,
     body: bytes,
     signature: str,
     *,
@@ -61,7 +63,7 @@ def verify_signature(
         return False
     if abs((time.time() if now is None else now) - sent) > tolerance_s:
         return False
-    return hmac.compare_digest(sign(key, sent, body), signature)
+    return hmac.compare_digest(sign(key, sent, delivery_id, body), signature)
 
 
 def record_delivery(session: Session, submission_id: str, report: Report) -> bool:
@@ -135,7 +137,9 @@ def _post(
                 "X-Autograder-Event": EVENT,
                 DELIVERY_HEADER: str(delivery_id),
                 TIMESTAMP_HEADER: str(timestamp),
-                SIGNATURE_HEADER: sign(settings.webhook_signing_key(), timestamp, body),
+                SIGNATURE_HEADER: sign(
+                    settings.webhook_signing_key(), timestamp, str(delivery_id), body
+                ),
             },
             extensions={"sni_hostname": target.raw_host.decode("ascii")},
             timeout=settings.webhook_timeout_s,

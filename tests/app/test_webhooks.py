@@ -35,21 +35,28 @@ from app.webhooks import (
 LOOPBACK = ["127.0.0.1"]
 
 
-def test_a_signature_verifies_only_for_its_body_key_and_a_recent_timestamp() -> None:
+def test_a_signature_verifies_only_for_its_body_delivery_key_and_a_recent_timestamp() -> None:
     key, body = b"k", b'{"id": "1"}'
-    signature = sign(key, 1000, body)
+    signature = sign(key, 1000, "7", body)
     assert signature.startswith("sha256=")
-    assert verify_signature(key, "1000", body, signature, now=1010)
-    assert not verify_signature(key, "1000", body + b" ", signature, now=1010)
-    assert not verify_signature(b"other", "1000", body, signature, now=1010)
-    assert not verify_signature(key, "1001", body, signature, now=1010)
-    assert not verify_signature(key, "1000", body, signature, now=5000)  # a replay
-    assert not verify_signature(key, "soon", body, signature, now=1010)
+    assert verify_signature(key, "1000", "7", body, signature, now=1010)
+    assert not verify_signature(key, "1000", "7", body + b" ", signature, now=1010)
+    assert not verify_signature(key, "1000", "8", body, signature, now=1010)  # another delivery
+    assert not verify_signature(b"other", "1000", "7", body, signature, now=1010)
+    assert not verify_signature(key, "1001", "7", body, signature, now=1010)
+    assert not verify_signature(key, "1000", "7", body, signature, now=5000)  # a replay
+    assert not verify_signature(key, "soon", "7", body, signature, now=1010)
 
 
 def verified(key: bytes, request: Received) -> bool:
     headers = request.headers
-    return verify_signature(key, headers[TIMESTAMP_HEADER], request.body, headers[SIGNATURE_HEADER])
+    return verify_signature(
+        key,
+        headers[TIMESTAMP_HEADER],
+        headers[DELIVERY_HEADER],
+        request.body,
+        headers[SIGNATURE_HEADER],
+    )
 
 
 def deliveries(client: TestClient) -> list[WebhookDelivery]:

@@ -143,6 +143,7 @@ def test_workers_grade_over_http_with_webhooks_and_metrics(
     assert verify_signature(
         b"scale-out",
         second.headers[TIMESTAMP_HEADER],
+        second.headers["X-Autograder-Delivery"],
         second.body,
         second.headers[SIGNATURE_HEADER],
     )
