@@ -8,6 +8,7 @@ under `keep_traffic_local`: whatever the service does, no packet leaves this mac
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 from app_support import (
@@ -23,6 +24,7 @@ from app_support import (
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app import logs
 from app.models import OutboxStatus, Submission, WebhookDelivery
 from app.webhooks import (
     DELIVERY_HEADER,
@@ -278,3 +280,35 @@ def test_a_redirect_is_not_followed(
         assert len(receiver.requests) == 1
         assert elsewhere.requests == []
     assert deliveries(client)[0].last_error == "HTTP 302"
+
+
+def test_a_callback_url_is_never_logged_in_clear(
+    make_client: ClientFactory,
+    make_settings: SettingsFactory,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level, logging.getLogger("httpx").level
+    logs.configure(level="DEBUG", json_lines=False)  # as `autograder serve` does, but verbose
+    try:
+        settings = make_settings(webhook_allowed_hosts=LOOPBACK, webhook_backoff_s=0.02)
+        client = make_client(settings)
+        with webhook_receiver(statuses=[500]) as receiver:
+            client.post(
+                "/v1/submissions",
+                json={
+                    "exercise": SEED,
+                    "source": "x = 1",
+                    "callback_url": f"{receiver.url}?token=s3cr3t",
+                },
+            )
+            wait_until(lambda: len(receiver.requests) == 2)
+            wait_until(lambda: deliveries(client)[0].status is OutboxStatus.DELIVERED)
+    finally:
+        root.handlers[:], level, httpx_level = saved
+        root.setLevel(level)
+        logging.getLogger("httpx").setLevel(httpx_level)
+    logged = capsys.readouterr().err
+    assert "webhook delivery" in logged and "HTTP 500" in logged  # the attempts were logged
+    assert "s3cr3t" not in logged
+    assert "/hook" not in logged
