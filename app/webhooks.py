@@ -14,7 +14,9 @@ survives restarts; attempts go on until a 2xx, or it is marked failed after
 `webhook_max_attempts`. Anything but a 2xx (a redirect too: it is not followed) is a failure.
 Each attempt checks the URL again (app.callback_urls) and connects to the address it checked; a
 URL refused then fails the delivery at once (retrying would not make it public), while a name
-that does not resolve is retried like any other failure."""
+that does not resolve is retried like any other failure. Each receiver (scheme, host and port)
+has at most one attempt in flight, so a slow one holds one of the outbox's threads, not all.
+"""
 
 from __future__ import annotations
 
@@ -26,10 +28,10 @@ import httpx
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.callback_urls import CallbackPolicy, CallbackRefused, CallbackUnresolved
+from app.callback_urls import CallbackPolicy, CallbackRefused, CallbackUnresolved, origin
 from app.db import Database
 from app.metrics import Metrics
-from app.models import Submission, WebhookDelivery
+from app.models import OutboxMessage, Submission, WebhookDelivery
 from app.outbox import Channel, Retry, Undelivered
 from app.settings import AppSettings
 from app.submissions.schemas import SubmissionPublic
@@ -99,7 +101,13 @@ def webhook_channel(
         retry,
         claim_s,
         lambda o: count(o).inc(),
+        receiver=_receiver,
     )
+
+
+def _receiver(message: OutboxMessage) -> str:
+    assert isinstance(message, WebhookDelivery)
+    return origin(message.url)
 
 
 def _post(

@@ -101,7 +101,7 @@ class Received:
 @dataclass
 class Receiver:
     """A webhook receiver on 127.0.0.1 that answers with the next status of `statuses` (and
-    `Location: location` when one is given)."""
+    `Location: location` when one is given), once `hold` is set."""
 
     url: str
     requests: list[Received] = field(default_factory=list)
@@ -114,6 +114,7 @@ def webhook_receiver(
     statuses: list[int] | None = None,
     *,
     location: str | None = None,
+    hold: threading.Event | None = None,
 ) -> Iterator[Receiver]:
     receiver = Receiver(url="", statuses=list(statuses or []))
     lock = threading.Lock()
@@ -124,6 +125,8 @@ def webhook_receiver(
             with lock:
                 receiver.requests.append(Received(dict(self.headers.items()), body))
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
+            if hold is not None:
+                hold.wait(timeout=60)
             self.send_response(status)
             if location is not None:
                 self.send_header("Location", location)
@@ -141,6 +144,8 @@ def webhook_receiver(
     try:
         yield receiver
     finally:
+        if hold is not None:
+            hold.set()
         server.shutdown()
         server.server_close()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 
 import pytest
 from app_support import (
@@ -280,6 +281,30 @@ def test_a_redirect_is_not_followed(
         assert len(receiver.requests) == 1
         assert elsewhere.requests == []
     assert deliveries(client)[0].last_error == "HTTP 302"
+
+
+def test_a_slow_receiver_does_not_delay_the_others(
+    make_client: ClientFactory, make_settings: SettingsFactory
+) -> None:
+    # More deliveries to a receiver that holds every request than the outbox has threads.
+    settings = make_settings(webhook_timeout_s=60, webhook_allowed_hosts=LOOPBACK)
+    client = make_client(settings)
+    hold = threading.Event()
+    with webhook_receiver(hold=hold) as slow, webhook_receiver() as fast:
+        for n in range(6):
+            client.post(
+                "/v1/submissions",
+                json={"exercise": SEED, "source": f"x = {n}", "callback_url": slow.url},
+            )
+        wait_until(lambda: len(slow.requests) >= 1 and len(deliveries(client)) == 6)
+        client.post(
+            "/v1/submissions",
+            json={"exercise": SEED, "source": "y = 1", "callback_url": fast.url},
+        )
+        wait_until(lambda: len(fast.requests) == 1, timeout_s=5)
+        assert len(slow.requests) == 1  # one attempt in flight per receiver
+        hold.set()
+        wait_until(lambda: len(slow.requests) == 6)
 
 
 def test_a_callback_url_is_never_logged_in_clear(
