@@ -1,8 +1,13 @@
-"""The callback URL policy, with a fake resolver: no test here looks a name up or connects."""
+"""The callback URL policy, with a fake resolver: no test here connects, and the one that looks
+names up for real does it in a network namespace with loopback only."""
 
 from __future__ import annotations
 
 import ipaddress
+import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -133,3 +138,43 @@ def test_the_origin_of_a_url_drops_credentials_path_and_query() -> None:
         "https://hooks.example.org:8443"
     )
     assert origin("http://[::1]/x") == "http://[::1]"
+
+
+REAL_RESOLVER = """
+from app.callback_urls import CallbackPolicy, CallbackRefused, CallbackUnresolved
+policy = CallbackPolicy()
+for url, refusal in [
+    ("http://localhost:9/hook", CallbackRefused),
+    ("http://nowhere.invalid/hook", CallbackUnresolved),
+]:
+    try:
+        policy.check(url)
+    except refusal as refused:
+        print(type(refused).__name__, refused)
+    else:
+        raise SystemExit(f"{url} was not refused")
+"""
+
+
+@pytest.mark.skipif(
+    shutil.which("unshare") is None
+    or subprocess.run(["unshare", "-n", "true"], check=False).returncode != 0,
+    reason="needs `unshare -n` (root or user namespaces) to look names up with no way out",
+)
+def test_the_real_resolver_refuses_in_a_network_namespace_with_loopback_only() -> None:
+    # getaddrinfo itself, where a DNS query has nowhere to go.
+    result = subprocess.run(
+        ["unshare", "-n", sys.executable, "-c", REAL_RESOLVER],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    localhost, nowhere = result.stdout.splitlines()
+    assert re.fullmatch(
+        r"CallbackRefused localhost resolves to (127\.0\.0\.1|::1), which is a loopback address; "
+        r"webhooks go to public addresses only",
+        localhost,
+    )
+    assert nowhere == "CallbackUnresolved nowhere.invalid does not resolve"
