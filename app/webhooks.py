@@ -28,7 +28,13 @@ import httpx
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.callback_urls import CallbackPolicy, CallbackRefused, CallbackUnresolved, origin
+from app.callback_urls import (
+    CallbackPolicy,
+    CallbackRefused,
+    CallbackUnresolved,
+    IPAddress,
+    origin,
+)
 from app.db import Database
 from app.metrics import Metrics
 from app.models import OutboxMessage, Submission, WebhookDelivery
@@ -110,6 +116,15 @@ def _receiver(message: OutboxMessage) -> str:
     return origin(message.url)
 
 
+def _checked_address(policy: CallbackPolicy, url: str) -> IPAddress:
+    try:
+        return policy.check(url)
+    except CallbackUnresolved as unresolved:
+        raise Undelivered(str(unresolved)) from None
+    except CallbackRefused as refused:
+        raise Undelivered(f"refused: {refused}", permanent=True) from None
+
+
 def _post(
     delivery_id: int,
     *,
@@ -125,12 +140,7 @@ def _post(
         assert submission is not None
         body = SubmissionPublic.from_row(submission).model_dump_json().encode()
         url = delivery.url
-    try:
-        address = policy.check(url)
-    except CallbackUnresolved as unresolved:
-        raise Undelivered(str(unresolved)) from None
-    except CallbackRefused as refused:
-        raise Undelivered(f"refused: {refused}", permanent=True) from None
+    address = _checked_address(policy, url)
     timestamp, target = int(time.time()), httpx.URL(url)
     try:
         response = client.post(
