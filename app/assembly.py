@@ -242,7 +242,10 @@ def _database(settings: AppSettings, stack: ExitStack) -> Database:
 def _outbox(
     settings: AppSettings, database: Database, metrics: Metrics, stack: ExitStack
 ) -> OutboxSender:
-    http = stack.enter_context(httpx.Client())
+    # No connection is kept alive: webhooks connect to an address, not a name (app.webhooks),
+    # so a kept connection, verified by TLS for one name, would be reused for another name
+    # on the same address.
+    http = stack.enter_context(httpx.Client(limits=httpx.Limits(max_keepalive_connections=0)))
     channels = [
         webhook_channel(database, settings, http, metrics),
         score_channel(database, settings),

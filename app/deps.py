@@ -1,6 +1,7 @@
 """FastAPI dependencies, as `Annotated` aliases. Several double as validators: `ExerciseDep`
-is the exercise or a 404, `NewSubmissionDep` a request that names a known exercise and a source
-within the size limit; `find_submission` is a submission the caller may see, or a 404."""
+is the exercise or a 404, `NewSubmissionDep` a request that names a known exercise, a source
+within the size limit and a callback URL the service may call; `find_submission` is a
+submission the caller may see, or a 404."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from app.api_process import ApiProcess
+from app.callback_urls import CallbackPolicy, CallbackRefused
 from app.models import Submission
-from app.problems import PayloadTooLarge, SubmissionNotFound, UnknownExercise
+from app.problems import CallbackUrlRefused, PayloadTooLarge, SubmissionNotFound, UnknownExercise
 from app.settings import AppSettings
 from app.submissions.schemas import ID_PATTERN, SubmissionCreate
 from grader.catalog import Catalog
@@ -91,6 +93,12 @@ def valid_new_submission(
         raise PayloadTooLarge(
             f"the source is {size} bytes; the limit is {settings.max_source_bytes}"
         )
+    if body.callback_url is not None:
+        # A name that does not resolve now is refused too: it could resolve anywhere later.
+        try:
+            CallbackPolicy(settings.webhook_allowed_hosts).check(str(body.callback_url))
+        except CallbackRefused as refused:
+            raise CallbackUrlRefused(f"callback_url: {refused}") from None
     return body
 
 

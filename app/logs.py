@@ -76,3 +76,6 @@ def configure(level: str = "INFO", json_lines: bool = True) -> None:
         logger = logging.getLogger(name)
         logger.handlers[:] = []
         logger.propagate = True
+    # httpx logs each request's full URL at INFO; a webhook's URL may carry the receiver's
+    # secret in its path or query.
+    logging.getLogger("httpx").setLevel(logging.WARNING)

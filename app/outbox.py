@@ -7,9 +7,11 @@ per API process polls every `outbox_poll_s` (and at once when woken by a finishe
     due       pending, and `next_attempt_at` has come
     claim     one conditional UPDATE moves `next_attempt_at` past the attempt and counts it, so
               two senders (API replicas) never make the same attempt
-    attempt   the channel's `send`, in a small pool of threads (a slow receiver holds one)
-    settle    delivered; or failed after the channel's `max_attempts`; or due again after a
-              backoff, doubled per attempt and capped
+    attempt   the channel's `send`, in a small pool of threads; where the channel names each
+              message's receiver, at most one attempt per receiver is in flight (the others
+              stay due), so a slow receiver holds one thread and the rest serve the others
+    settle    delivered; or failed after the channel's `max_attempts`, or at once when the
+              failure is permanent; or due again after a backoff, doubled per attempt and capped
 
 The rows survive restarts, so a retry survives them too, on either path.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
@@ -36,12 +38,16 @@ _BATCH = 100
 
 
 class Undelivered(Exception):
-    """An attempt that did not land: what to record, and the HTTP status if one came back."""
+    """An attempt that did not land: what to record, the HTTP status if one came back, and
+    whether trying again is pointless."""
 
-    def __init__(self, error: str, status_code: int | None = None) -> None:
+    def __init__(
+        self, error: str, status_code: int | None = None, *, permanent: bool = False
+    ) -> None:
         super().__init__(error)
         self.error = error[:1000]
         self.status_code = status_code
+        self.permanent = permanent
 
 
 def _uncounted(outcome: str) -> None:
@@ -72,6 +78,8 @@ class Channel:
     retry: Retry
     claim_s: float  # longer than one attempt can take
     count: Callable[[str], None] = _uncounted  # each attempt's outcome: delivered/retry/failed
+    # Who receives a message: one attempt at a time each. None: every message is its own.
+    receiver: Callable[[OutboxMessage], str] | None = None
 
 
 class OutboxSender:
@@ -84,6 +92,8 @@ class OutboxSender:
         # Claimed means started: no claim waits in the pool's queue, so stopping waits for a
         # few attempts at most and never strands a claimed message until its claim lapses.
         self._free = threading.BoundedSemaphore(threads)
+        self._receiving: set[str] = set()  # receivers with an attempt in flight
+        self._receiving_lock = threading.Lock()
         self._loop = Periodic("outbox", poll_s, self.send_due)
 
     def start(self) -> None:
@@ -104,27 +114,57 @@ class OutboxSender:
         many were started (an attempt that ends wakes the sender for the rest)."""
         started = 0
         for channel in self._channels:
-            for message_id in self._due(channel):
+            for message_id, receiver in self._due(channel):
+                if not self._take(receiver):
+                    continue  # its receiver is busy: it stays due
                 if not self._free.acquire(blocking=False):
+                    self._give_back(receiver)
                     return started
                 if not self._claim(channel, message_id):
                     self._free.release()
+                    self._give_back(receiver)
                     continue
-                self._pool.submit(self._attempt, channel, message_id)
+                self._pool.submit(self._attempt, channel, message_id, receiver)
                 started += 1
         return started
 
-    def _due(self, channel: Channel) -> list[int]:
-        model = channel.model
-        with self._database.session() as session:
-            return list(
-                session.scalars(
-                    select(model.id)
-                    .where(model.status == OutboxStatus.PENDING, model.next_attempt_at <= utcnow())
-                    .order_by(model.id)
-                    .limit(_BATCH)
-                )
-            )
+    def _due(self, channel: Channel) -> Iterator[tuple[int, str | None]]:
+        """Due messages and their receivers, oldest first, in batches, read past those of busy
+        receivers so that a backlog for one receiver cannot hide the others."""
+        model, after = channel.model, 0
+        while True:
+            with self._database.session() as session:
+                batch = [
+                    (message.id, channel.receiver(message) if channel.receiver else None)
+                    for message in session.scalars(
+                        select(model)
+                        .where(
+                            model.status == OutboxStatus.PENDING,
+                            model.next_attempt_at <= utcnow(),
+                            model.id > after,
+                        )
+                        .order_by(model.id)
+                        .limit(_BATCH)
+                    )
+                ]
+            yield from batch
+            if len(batch) < _BATCH:
+                return
+            after = batch[-1][0]
+
+    def _take(self, receiver: str | None) -> bool:
+        if receiver is None:
+            return True
+        with self._receiving_lock:
+            if receiver in self._receiving:
+                return False
+            self._receiving.add(receiver)
+            return True
+
+    def _give_back(self, receiver: str | None) -> None:
+        if receiver is not None:
+            with self._receiving_lock:
+                self._receiving.discard(receiver)
 
     def _claim(self, channel: Channel, message_id: int) -> bool:
         model, now = channel.model, utcnow()
@@ -144,7 +184,7 @@ class OutboxSender:
             )
         return cast(CursorResult[Any], result).rowcount == 1
 
-    def _attempt(self, channel: Channel, message_id: int) -> None:
+    def _attempt(self, channel: Channel, message_id: int, receiver: str | None) -> None:
         failure: Undelivered | None = None
         status_code: int | None = None
         try:
@@ -159,6 +199,7 @@ class OutboxSender:
         except Exception:
             log.exception("%s %d: recording the attempt failed", channel.name, message_id)
         finally:
+            self._give_back(receiver)
             self._free.release()
             self._loop.wake()
 
@@ -176,7 +217,7 @@ class OutboxSender:
             message.last_status_code = status_code
             if failure is None:
                 message.status, outcome = OutboxStatus.DELIVERED, "delivered"
-            elif message.attempts >= channel.retry.max_attempts:
+            elif failure.permanent or message.attempts >= channel.retry.max_attempts:
                 message.status, outcome = OutboxStatus.FAILED, "failed"
             else:
                 message.next_attempt_at = utcnow() + channel.retry.backoff(message.attempts)

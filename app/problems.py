@@ -7,6 +7,7 @@
     │   └── SubmissionNotFound
     ├── NotFinished               409  results asked of a submission still being graded
     ├── IdempotencyKeyReused      422  the same Idempotency-Key with another request body
+    ├── CallbackUrlRefused        422  a callback_url the service will not call (SSRF)
     ├── PayloadTooLarge           413  source (or body) over the limit
     ├── RateLimited               429  with Retry-After
     ├── QueueFull                 503  with Retry-After: the work is refused, never dropped
@@ -95,6 +96,10 @@ class IdempotencyKeyReused(Problem):
 
 class ReservedStudentId(Problem):
     status, kind, title = 422, "reserved-student-id", "Student id reserved"
+
+
+class CallbackUrlRefused(Problem):
+    status, kind, title = 422, "callback-url-refused", "Callback URL refused"
 
 
 class PayloadTooLarge(Problem):
@@ -285,6 +290,8 @@ _EXAMPLE_DETAILS = {
     "unknown-submission": "no submission has id '01JD0000000000000000000000'",
     "not-finished": "submission 01JD0000000000000000000000 is queued",
     "idempotency-key-reused": "this Idempotency-Key was used with another request body",
+    "callback-url-refused": "callback_url: 10.0.0.7 is a private address; webhooks go to "
+    "public addresses only",
     "payload-too-large": "the source is 300000 bytes; the limit is 262144",
     "rate-limited": "student 's1' may submit 60 times a minute",
     "queue-full": "256 submissions are waiting; retry later",

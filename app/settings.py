@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
 
+from app.callback_urls import allow_list_entry
 from grader.settings import GraderSettings
 
 SQLITE_FILE = "autograder.db"
@@ -97,6 +98,10 @@ class AppSettings(GraderSettings):
     webhook_backoff_s: float = Field(default=1.0, gt=0)
     webhook_backoff_max_s: float = Field(default=300.0, gt=0)
     webhook_timeout_s: float = Field(default=10.0, gt=0)
+    # Callback URLs may name public addresses only (app.callback_urls). These are the exceptions,
+    # as JSON: host names as the URL writes them, addresses and networks, e.g.
+    # ["hooks.lms.internal", "10.20.0.0/16"].
+    webhook_allowed_hosts: list[str] = Field(default_factory=list)
 
     # LTI 1.3 (app/lti). The tool's public base URL as the LMS reaches it (https://...); unset:
     # taken from each request, which is right only when no proxy rewrites the scheme or host.
@@ -132,6 +137,11 @@ class AppSettings(GraderSettings):
                 "must be a Redis URL (redis://host:6379/0), or unset to grade in this process"
             )
         return url
+
+    @field_validator("webhook_allowed_hosts")
+    @classmethod
+    def _allow_list(cls, entries: list[str]) -> list[str]:
+        return [str(allow_list_entry(entry)) for entry in entries]
 
     def sqlalchemy_url(self) -> str:
         if self.database_url:

@@ -4,13 +4,18 @@ The request carries
     X-Autograder-Event: submission.done
     X-Autograder-Delivery: <delivery id>
     X-Autograder-Timestamp: <unix seconds>
-    X-Autograder-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">
-keyed by AUTOGRADER_WEBHOOK_SECRET (or AUTOGRADER_SECRET). Signing the timestamp with the body
-lets a receiver refuse replays: `verify_signature` accepts a timestamp within 5 minutes.
+    X-Autograder-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<delivery id>.<body>">
+keyed by AUTOGRADER_WEBHOOK_SECRET (or AUTOGRADER_SECRET). Signing the timestamp lets a receiver
+refuse replays (`verify_signature` accepts a timestamp within 5 minutes); signing the delivery id
+lets it deduplicate on an id nobody else can forge.
 
 A delivery is an outbox message (app.outbox) recorded with the submission's report, so it
 survives restarts; attempts go on until a 2xx, or it is marked failed after
 `webhook_max_attempts`. Anything but a 2xx (a redirect too: it is not followed) is a failure.
+Each attempt checks the URL again (app.callback_urls) and connects to the address it checked; a
+URL refused then fails the delivery at once (retrying would not make it public), while a name
+that does not resolve is retried like any other failure. Each receiver (scheme, host and port)
+has at most one attempt in flight, so a slow one holds one of the outbox's threads, not all.
 """
 
 from __future__ import annotations
@@ -23,27 +28,36 @@ import httpx
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.callback_urls import (
+    CallbackPolicy,
+    CallbackRefused,
+    CallbackUnresolved,
+    IPAddress,
+    origin,
+)
 from app.db import Database
 from app.metrics import Metrics
-from app.models import Submission, WebhookDelivery
+from app.models import OutboxMessage, Submission, WebhookDelivery
 from app.outbox import Channel, Retry, Undelivered
 from app.settings import AppSettings
 from app.submissions.schemas import SubmissionPublic
 from grader.report import Report
 
+DELIVERY_HEADER = "X-Autograder-Delivery"
 SIGNATURE_HEADER = "X-Autograder-Signature"
 TIMESTAMP_HEADER = "X-Autograder-Timestamp"
 EVENT = "submission.done"
 
 
-def sign(key: bytes, timestamp: int, body: bytes) -> str:
-    digest = hmac.new(key, f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-    return f"sha256={digest}"
+def sign(key: bytes, timestamp: int, delivery_id: str, body: bytes) -> str:
+    signed = f"{timestamp}.{delivery_id}.".encode() + body
+    return f"sha256={hmac.new(key, signed, hashlib.sha256).hexdigest()}"
 
 
 def verify_signature(
     key: bytes,
     timestamp: str,
+    delivery_id: str,
     body: bytes,
     signature: str,
     *,
@@ -57,7 +71,7 @@ def verify_signature(
         return False
     if abs((time.time() if now is None else now) - sent) > tolerance_s:
         return False
-    return hmac.compare_digest(sign(key, sent, body), signature)
+    return hmac.compare_digest(sign(key, sent, delivery_id, body), signature)
 
 
 def record_delivery(session: Session, submission_id: str, report: Report) -> bool:
@@ -73,8 +87,12 @@ def webhook_channel(
 ) -> Channel:
     """Webhook deliveries as the outbox sends them."""
 
+    policy = CallbackPolicy(settings.webhook_allowed_hosts)
+
     def send(delivery_id: int) -> int:
-        return _post(delivery_id, database=database, settings=settings, client=client)
+        return _post(
+            delivery_id, database=database, settings=settings, client=client, policy=policy
+        )
 
     retry = Retry(
         settings.webhook_max_attempts, settings.webhook_backoff_s, settings.webhook_backoff_max_s
@@ -83,12 +101,37 @@ def webhook_channel(
     claim_s = settings.webhook_timeout_s * 3 + 5
     count = metrics.webhooks.labels
     return Channel(
-        "webhook delivery", WebhookDelivery, send, retry, claim_s, lambda o: count(o).inc()
+        "webhook delivery",
+        WebhookDelivery,
+        send,
+        retry,
+        claim_s,
+        lambda o: count(o).inc(),
+        receiver=_receiver,
     )
 
 
+def _receiver(message: OutboxMessage) -> str:
+    assert isinstance(message, WebhookDelivery)
+    return origin(message.url)
+
+
+def _checked_address(policy: CallbackPolicy, url: str) -> IPAddress:
+    try:
+        return policy.check(url)
+    except CallbackUnresolved as unresolved:
+        raise Undelivered(str(unresolved)) from None
+    except CallbackRefused as refused:
+        raise Undelivered(f"refused: {refused}", permanent=True) from None
+
+
 def _post(
-    delivery_id: int, *, database: Database, settings: AppSettings, client: httpx.Client
+    delivery_id: int,
+    *,
+    database: Database,
+    settings: AppSettings,
+    client: httpx.Client,
+    policy: CallbackPolicy,
 ) -> int:
     with database.session() as session:
         delivery = session.get(WebhookDelivery, delivery_id)
@@ -97,19 +140,26 @@ def _post(
         assert submission is not None
         body = SubmissionPublic.from_row(submission).model_dump_json().encode()
         url = delivery.url
-    timestamp = int(time.time())
+    address = _checked_address(policy, url)
+    timestamp, target = int(time.time()), httpx.URL(url)
     try:
         response = client.post(
-            url,
+            # The checked address itself, so the name is not resolved again; the Host header
+            # and TLS (SNI, the certificate's name) still say the name.
+            target.copy_with(host=str(address)),
             content=body,
             headers={
+                "Host": target.netloc.decode("ascii"),
                 "Content-Type": "application/json",
                 "User-Agent": "autograder-webhooks",
                 "X-Autograder-Event": EVENT,
-                "X-Autograder-Delivery": str(delivery_id),
+                DELIVERY_HEADER: str(delivery_id),
                 TIMESTAMP_HEADER: str(timestamp),
-                SIGNATURE_HEADER: sign(settings.webhook_signing_key(), timestamp, body),
+                SIGNATURE_HEADER: sign(
+                    settings.webhook_signing_key(), timestamp, str(delivery_id), body
+                ),
             },
+            extensions={"sni_hostname": target.raw_host.decode("ascii")},
             timeout=settings.webhook_timeout_s,
             follow_redirects=False,
         )

@@ -13,6 +13,7 @@ from app.auth import Principal, PrincipalDep
 from app.deps import ApiDep, IdempotencyKeyDep, NewSubmissionDep, SessionDep, find_submission
 from app.models import Submission, SubmissionStatus
 from app.problems import (
+    CallbackUrlRefused,
     CourseQueueFull,
     IdempotencyKeyReused,
     NotFinished,
@@ -75,6 +76,7 @@ def public(submission: Submission, principal: Principal) -> SubmissionPublic:
             UnknownExercise,
             PayloadTooLarge,
             IdempotencyKeyReused,
+            CallbackUrlRefused,
             ReservedStudentId,
             RateLimited,
             CourseQueueFull,

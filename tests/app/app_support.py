@@ -1,7 +1,10 @@
-"""Helpers for the service's tests: a sandbox that needs no fork, a webhook receiver, waiting."""
+"""Helpers for the service's tests: a sandbox that needs no fork, a webhook receiver, waiting,
+and a guard that keeps every packet on this machine."""
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -10,6 +13,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.settings import AppSettings
@@ -96,15 +100,22 @@ class Received:
 
 @dataclass
 class Receiver:
-    """A webhook receiver on 127.0.0.1 that answers with the next status of `statuses`."""
+    """A webhook receiver on 127.0.0.1 that answers with the next status of `statuses` (and
+    `Location: location` when one is given), once `hold` is set."""
 
     url: str
     requests: list[Received] = field(default_factory=list)
     statuses: list[int] = field(default_factory=list)
+    port: int = 0
 
 
 @contextmanager
-def webhook_receiver(statuses: list[int] | None = None) -> Iterator[Receiver]:
+def webhook_receiver(
+    statuses: list[int] | None = None,
+    *,
+    location: str | None = None,
+    hold: threading.Event | None = None,
+) -> Iterator[Receiver]:
     receiver = Receiver(url="", statuses=list(statuses or []))
     lock = threading.Lock()
 
@@ -114,7 +125,11 @@ def webhook_receiver(statuses: list[int] | None = None) -> Iterator[Receiver]:
             with lock:
                 receiver.requests.append(Received(dict(self.headers.items()), body))
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
+            if hold is not None:
+                hold.wait(timeout=60)
             self.send_response(status)
+            if location is not None:
+                self.send_header("Location", location)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
@@ -122,11 +137,54 @@ def webhook_receiver(statuses: list[int] | None = None) -> Iterator[Receiver]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    receiver.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    receiver.port = server.server_address[1]
+    receiver.url = f"http://127.0.0.1:{receiver.port}/hook"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield receiver
     finally:
+        if hold is not None:
+            hold.set()
         server.shutdown()
         server.server_close()
+
+
+def keep_traffic_local(
+    monkeypatch: pytest.MonkeyPatch, answer: Callable[[str], str | None]
+) -> list[str]:
+    """Let no packet leave this machine, whatever the service under test does: a host name
+    resolves to `answer(name)` (None: it does not resolve) and no DNS server is asked, and a
+    connection to anything but loopback fails before a packet is sent. Returns the names
+    looked up, in order."""
+    looked_up: list[str] = []
+    real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect
+
+    def getaddrinfo(host: str | bytes | None, *args: object, **kwargs: object) -> object:
+        name = host.decode() if isinstance(host, bytes) else host
+        if name is not None and not _is_address(name):
+            looked_up.append(name)
+            address = answer(name)
+            if address is None:
+                raise socket.gaierror(socket.EAI_NONAME, f"{name}: not known to this test")
+            name = address
+        return real_getaddrinfo(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    def connect(self: socket.socket, address: object) -> None:
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            host = address[0] if isinstance(address, tuple) else ""
+            if not ipaddress.ip_address(host.split("%")[0]).is_loopback:
+                raise ConnectionRefusedError(f"this test connects to loopback only, not {host}")
+        real_connect(self, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    return looked_up
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True

@@ -42,7 +42,8 @@ def caller(client: TestClient, course: str, role: Role) -> Caller:
 
 @pytest.fixture
 def courses(make_client: ClientFactory, make_settings: SettingsFactory) -> Iterator[Course]:
-    client = make_client(make_settings(require_api_keys=True))
+    settings = make_settings(require_api_keys=True, webhook_allowed_hosts=["127.0.0.1"])
+    client = make_client(settings)
     callers = {
         "admin": caller(client, "ml-101", Role.ADMIN),
         "instructor": caller(client, "ml-101", Role.INSTRUCTOR),

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from app_support import SEED
+from app_support import SEED, keep_traffic_local
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -61,12 +61,15 @@ def fuzz_client(
         rate_limit_per_student=0,
         queue_capacity=10_000,
         allowed_hosts="testserver",
+        webhook_allowed_hosts=["127.0.0.1"],  # so that a callback URL gets past the check
     )
     grader = Grader(catalog, InertSandbox(), "fuzz")
-    with TestClient(
-        create_app(app_settings, grader=grader), raise_server_exceptions=False
-    ) as client:
-        yield client
+    # Drawn text may spell a host name: it must not be looked up in DNS.
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        keep_traffic_local(monkeypatch, lambda name: None)
+        app = create_app(app_settings, grader=grader)
+        with TestClient(app, raise_server_exceptions=False) as client:
+            yield client
 
 
 json_values = st.recursive(

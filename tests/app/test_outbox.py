@@ -1,6 +1,6 @@
 """The outbox, on SQLite and PostgreSQL: two senders never make the same attempt, a failure is
-retried after its backoff and given up after the channel's attempts, and what was delivered
-records its status code."""
+retried after its backoff and given up after the channel's attempts (or at once when permanent),
+what was delivered records its status code, and a busy receiver holds one thread."""
 
 from __future__ import annotations
 
@@ -12,7 +12,13 @@ import pytest
 from app_support import CORRECT, SEED, wait_until
 
 from app.db import Database
-from app.models import OutboxStatus, Submission, SubmissionStatus, WebhookDelivery
+from app.models import (
+    OutboxMessage,
+    OutboxStatus,
+    Submission,
+    SubmissionStatus,
+    WebhookDelivery,
+)
 from app.outbox import Channel, OutboxSender, Retry, Undelivered
 
 
@@ -24,12 +30,12 @@ def database(database_url: str) -> Iterator[Database]:
     database.close()
 
 
-def deliveries(database: Database, count: int) -> list[int]:
+def deliveries(database: Database, count: int, url: str = "http://x") -> list[int]:
     with database.session() as session:
         submission = Submission(exercise=SEED, source=CORRECT, status=SubmissionStatus.DONE)
         session.add(submission)
         session.flush()
-        rows = [WebhookDelivery(submission_id=submission.id, url="http://x") for _ in range(count)]
+        rows = [WebhookDelivery(submission_id=submission.id, url=url) for _ in range(count)]
         session.add_all(rows)
         session.flush()
         return [row.id for row in rows]
@@ -42,8 +48,18 @@ def load(database: Database, delivery_id: int) -> WebhookDelivery:
         return row
 
 
-def channel(send: Callable[[int], int], backoff_s: float = 0.05) -> Channel:
-    return Channel("test", WebhookDelivery, send, Retry(3, backoff_s, 1.0), claim_s=30.0)
+def by_url(message: OutboxMessage) -> str:
+    assert isinstance(message, WebhookDelivery)
+    return message.url
+
+
+def channel(
+    send: Callable[[int], int],
+    backoff_s: float = 0.05,
+    receiver: Callable[[OutboxMessage], str] | None = None,
+) -> Channel:
+    retry = Retry(3, backoff_s, 1.0)
+    return Channel("test", WebhookDelivery, send, retry, claim_s=30.0, receiver=receiver)
 
 
 def test_two_senders_make_each_attempt_once(database: Database) -> None:
@@ -94,3 +110,41 @@ def test_a_failure_is_retried_after_its_backoff_then_given_up(database: Database
     assert len(attempts) == 3
     first_wait, second_wait = attempts[1] - attempts[0], attempts[2] - attempts[1]
     assert first_wait >= 0.2 and second_wait >= 0.4  # doubled
+
+
+def test_a_permanent_failure_is_given_up_at_once(database: Database) -> None:
+    (delivery_id,) = deliveries(database, 1)
+
+    def send(message_id: int) -> int:
+        raise Undelivered("refused: 10.0.0.1 is a private address", permanent=True)
+
+    sender = OutboxSender(database, [channel(send)], poll_s=0.02)
+    sender.start()
+    try:
+        wait_until(lambda: load(database, delivery_id).status is OutboxStatus.FAILED)
+    finally:
+        sender.close()
+    assert load(database, delivery_id).attempts == 1
+
+
+def test_a_busy_receiver_holds_one_thread_and_its_backlog_hides_no_other(
+    database: Database,
+) -> None:
+    slow = deliveries(database, 250, url="http://slow")  # more than one batch of due rows
+    (fast,) = deliveries(database, 1, url="http://fast")
+    release, in_flight = threading.Event(), []
+
+    def send(message_id: int) -> int:
+        if message_id != fast:
+            in_flight.append(message_id)
+            release.wait(timeout=30)
+        return 204
+
+    sender = OutboxSender(database, [channel(send, receiver=by_url)], poll_s=0.02)
+    sender.start()
+    try:
+        wait_until(lambda: load(database, fast).status is OutboxStatus.DELIVERED, timeout_s=5)
+        assert in_flight == slow[:1]
+    finally:
+        release.set()
+        sender.close()

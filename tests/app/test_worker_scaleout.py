@@ -67,6 +67,7 @@ def stack(
         AUTOGRADER_WORKER_LEASE_S=str(LEASE_S),
         AUTOGRADER_MAX_ATTEMPTS="3",
         AUTOGRADER_WEBHOOK_BACKOFF_S="2",
+        AUTOGRADER_WEBHOOK_ALLOWED_HOSTS='["127.0.0.1"]',  # the test's receivers
     )
     stack = Stack(data_dir, env, redis_ns)
     try:
@@ -142,6 +143,7 @@ def test_workers_grade_over_http_with_webhooks_and_metrics(
     assert verify_signature(
         b"scale-out",
         second.headers[TIMESTAMP_HEADER],
+        second.headers["X-Autograder-Delivery"],
         second.body,
         second.headers[SIGNATURE_HEADER],
     )
