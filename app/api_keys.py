@@ -15,13 +15,14 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.commands import CommandRefused
 from app.models import ApiKey, Course, Role, utcnow
 
 PREFIX = "agk_"
 COURSE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 
 
-class KeyCommandError(Exception):
+class KeyCommandError(CommandRefused):
     """A key command that cannot be done as asked; the message says why."""
 
 

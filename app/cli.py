@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from app import logs
 from app.assembly import build_worker
+from app.commands import CommandRefused
 from app.key_commands import add_key_commands
 from app.lti.commands import add_lti_commands
 from app.main import create_app
@@ -42,6 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_service_commands(commands)
     try:
         return engine_cli.main(argv, parser)
+    except CommandRefused as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return engine_cli.EXIT_USAGE
     except ValidationError as error:  # the environment's settings: one line each, no traceback
         for problem in error.errors():
             name = "AUTOGRADER_" + "_".join(str(part) for part in problem["loc"]).upper()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.api_keys import KeyCommandError, create_key, list_keys, revoke_key
+from app.api_keys import create_key, list_keys, revoke_key
 from app.db import migrated
 from app.models import Role
 from app.settings import get_settings
@@ -43,11 +43,7 @@ def add_key_commands(commands: engine_cli.Commands) -> None:
 
 def _create(args: argparse.Namespace, _engine: GraderSettings) -> int:
     with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
-        try:
-            row, key = create_key(session, args.name, course=args.course, role=Role(args.role))
-        except KeyCommandError as error:
-            print(f"autograder: {error}", file=sys.stderr)
-            return engine_cli.EXIT_USAGE
+        row, key = create_key(session, args.name, course=args.course, role=Role(args.role))
         key_id = row.id
     print(
         f"API key {key_id} ({args.name!r}), {args.role} of course {args.course!r}: shown once, "
@@ -71,11 +67,7 @@ def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
 
 def _revoke(args: argparse.Namespace, _engine: GraderSettings) -> int:
     with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
-        try:
-            row = revoke_key(session, args.prefix)
-        except KeyCommandError as error:
-            print(f"autograder: {error}", file=sys.stderr)
-            return engine_cli.EXIT_USAGE
+        row = revoke_key(session, args.prefix)
         prefix, name = row.prefix, row.name
     print(f"revoked {prefix} ({name!r})")
     return engine_cli.EXIT_OK

@@ -11,11 +11,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from app.db import migrated
 from app.lti.registrations import (
-    RegistrationError,
     add_platform,
     list_platforms,
     remove_platform,
@@ -50,19 +48,15 @@ def add_lti_commands(commands: engine_cli.Commands) -> None:
 
 def _add(args: argparse.Namespace, _engine: GraderSettings) -> int:
     with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
-        try:
-            row = add_platform(
-                session,
-                args.issuer,
-                args.client_id,
-                args.deployment_id,
-                args.auth_login_url,
-                args.auth_token_url,
-                args.key_set_url,
-            )
-        except RegistrationError as error:
-            print(f"autograder: {error}", file=sys.stderr)
-            return engine_cli.EXIT_USAGE
+        row = add_platform(
+            session,
+            args.issuer,
+            args.client_id,
+            args.deployment_id,
+            args.auth_login_url,
+            args.auth_token_url,
+            args.key_set_url,
+        )
         platform_id, deployments = row.id, row.deployment_ids
     print(
         f"platform {platform_id}: {args.issuer} (client {args.client_id}), deployments "
@@ -85,11 +79,7 @@ def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
 
 def _remove(args: argparse.Namespace, _engine: GraderSettings) -> int:
     with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
-        try:
-            row = remove_platform(session, args.platform_id)
-        except RegistrationError as error:
-            print(f"autograder: {error}", file=sys.stderr)
-            return engine_cli.EXIT_USAGE
+        row = remove_platform(session, args.platform_id)
         issuer = row.issuer
     print(f"removed platform {args.platform_id} ({issuer})")
     return engine_cli.EXIT_OK

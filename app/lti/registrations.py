@@ -13,6 +13,7 @@ from pylti1p3.tool_config.abstract import ToolConfAbstract
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.commands import CommandRefused
 from app.db import Database
 from app.lti.adapters import LtiRequest
 from app.lti.models import LtiPlatform
@@ -20,7 +21,7 @@ from app.lti.tool_key import ToolKey
 from app.settings import ORIGIN_PATTERN
 
 
-class RegistrationError(Exception):
+class RegistrationError(CommandRefused):
     """A registration that cannot be stored as given; the message says why."""
 
 

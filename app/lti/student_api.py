@@ -42,7 +42,6 @@ from app.submissions.schemas import (
     SubmissionCreate,
     SubmissionPage,
     SubmissionPublic,
-    SubmissionSummary,
 )
 
 router = APIRouter(prefix="/lti", tags=["lti"])
@@ -116,17 +115,8 @@ def list_submissions(
     ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> SubmissionPage:
-    rows, next_cursor = submissions.history(
-        session,
-        Submission.student_id == who.student_id,
-        student_id=None,
-        exercise=who.exercise,
-        cursor=cursor,
-        limit=limit,
-    )
-    return SubmissionPage(
-        items=[SubmissionSummary.from_row(row) for row in rows], next_cursor=next_cursor
-    )
+    mine = (Submission.student_id == who.student_id) & (Submission.exercise == who.exercise)
+    return submissions.history(session, mine, cursor=cursor, limit=limit)
 
 
 @router.get(

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
+from sqlalchemy import and_
 
 from app import access
 from app.auth import Principal, PrincipalDep
@@ -36,7 +37,6 @@ from app.submissions.schemas import (
     SubmissionAccepted,
     SubmissionPage,
     SubmissionPublic,
-    SubmissionSummary,
 )
 from grader.report import Report
 
@@ -138,17 +138,12 @@ def list_submissions(  # noqa: PLR0917 (FastAPI injects by name)
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> SubmissionPage:
     """What the caller may see (app.access), filtered by student and exercise if asked."""
-    rows, next_cursor = service.history(
-        session,
-        access.visible(principal),
-        student_id=student_id,
-        exercise=exercise,
-        cursor=cursor,
-        limit=limit,
-    )
-    return SubmissionPage(
-        items=[SubmissionSummary.from_row(row) for row in rows], next_cursor=next_cursor
-    )
+    wanted = [access.visible(principal)]
+    if student_id is not None:
+        wanted.append(Submission.student_id == student_id)
+    if exercise is not None:
+        wanted.append(Submission.exercise == exercise)
+    return service.history(session, and_(*wanted), cursor=cursor, limit=limit)
 
 
 @router.get(

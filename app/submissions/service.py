@@ -16,7 +16,7 @@ from app.auth import Principal
 from app.logs import bound_submission
 from app.models import Submission
 from app.problems import CourseQueueFull, IdempotencyKeyReused, QueueFull, RateLimited
-from app.submissions.schemas import SubmissionCreate
+from app.submissions.schemas import SubmissionCreate, SubmissionPage, SubmissionSummary
 
 log = logging.getLogger(__name__)
 
@@ -147,24 +147,17 @@ def load_or(api: ApiProcess, submission: Submission) -> Submission:
 
 
 def history(
-    session: Session,
-    visible: ColumnElement[bool],
-    *,
-    student_id: str | None,
-    exercise: str | None,
-    cursor: str | None,
-    limit: int,
-) -> tuple[list[Submission], str | None]:
-    """Newest first, of those `visible` (app.access); `cursor` is the last id of the previous
-    page (ids sort by creation)."""
-    query = select(Submission).where(visible).options(defer(Submission.source))  # no source
-    if student_id is not None:
-        query = query.where(Submission.student_id == student_id)
-    if exercise is not None:
-        query = query.where(Submission.exercise == exercise)
+    session: Session, wanted: ColumnElement[bool], *, cursor: str | None, limit: int
+) -> SubmissionPage:
+    """The `wanted` submissions (what the caller may see, and its filters), newest first;
+    `cursor` is the last id of the previous page (ids sort by creation)."""
+    query = select(Submission).where(wanted).options(defer(Submission.source))  # no source
     if cursor is not None:
         query = query.where(Submission.id < cursor)
     rows = list(session.scalars(query.order_by(Submission.id.desc()).limit(limit + 1)))
     more = len(rows) > limit
     rows = rows[:limit]
-    return rows, (rows[-1].id if more and rows else None)
+    return SubmissionPage(
+        items=[SubmissionSummary.from_row(row) for row in rows],
+        next_cursor=rows[-1].id if more and rows else None,
+    )
