@@ -103,9 +103,10 @@ class AppSettings(GraderSettings):
     # ["hooks.lms.internal", "10.20.0.0/16"].
     webhook_allowed_hosts: list[str] = Field(default_factory=list)
 
-    # LTI 1.3 (app/lti). The tool's public base URL as the LMS reaches it (https://...); unset:
-    # taken from each request, which is right only when no proxy rewrites the scheme or host.
-    lti_public_url: str | None = Field(default=None, pattern=r"^https?://[^\s/]+(/[^\s]*)?$")
+    # The service's public base URL as LMSs and students' browsers reach it (https://...): the
+    # LTI URLs are built from it, never from a request's Host header. Unset, they are taken from
+    # the request only when the service listens on loopback (a developer's machine).
+    public_url: str | None = Field(default=None, pattern=r"^https?://[^\s/]+(/[^\s]*)?$")
     # How long the token that the exercise page gets from a launch stays good.
     lti_session_ttl_s: int = Field(default=4 * 3600, ge=60)
     # Grade passback: posts per score at most, and the first backoff (doubled, capped at the
@@ -169,8 +170,8 @@ class AppSettings(GraderSettings):
         if not self.listens_on_loopback():
             return ["*"]
         hosts = ["localhost", "127.0.0.1", "::1", "[::1]"]
-        if self.lti_public_url:
-            hosts.append(urlsplit(self.lti_public_url).hostname or "")
+        if self.public_url:
+            hosts.append(urlsplit(self.public_url).hostname or "")
         return hosts
 
     def webhook_signing_key(self) -> bytes:

@@ -38,7 +38,16 @@ router = APIRouter(prefix="/lti", tags=["lti"])
 
 
 def tool_url(request: Request, settings: AppSettings, path: str) -> str:
-    base = settings.lti_public_url or str(request.base_url)
+    """The tool's URL of `path`, from AUTOGRADER_PUBLIC_URL; a request's Host is believed only
+    on loopback, where nobody else can send one."""
+    if settings.public_url:
+        base = settings.public_url
+    elif settings.listens_on_loopback():
+        base = str(request.base_url)
+    else:
+        raise LaunchRefused(
+            "Not configured", "the tool's address is unknown: set AUTOGRADER_PUBLIC_URL", 503
+        )
     return base.rstrip("/") + path
 
 

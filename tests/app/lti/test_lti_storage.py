@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-from app_support import SEED, SettingsFactory
+from app_support import SEED, ClientFactory, SettingsFactory
 from fastapi.testclient import TestClient
 from platform_support import CLIENT_ID, ISSUER, SCORE_SCOPE, Platform, post_launch, start_launch
 from sqlalchemy import func, select
@@ -152,3 +152,18 @@ def test_a_user_id_and_line_item_as_long_as_their_columns_are_stored(
     answer = post_launch(tool, start_launch(tool, platform))
     assert answer.status_code == 303, answer.text
     assert launches(tool) == 1
+
+
+def test_beyond_loopback_the_tools_urls_come_from_the_public_url_not_the_host(
+    make_client: ClientFactory, make_settings: SettingsFactory
+) -> None:
+    login = {"iss": "https://lms.test", "login_hint": "h", "target_link_uri": "https://x/"}
+    unset = make_client(make_settings(host="0.0.0.0", allowed_hosts="testserver"))
+    refused = unset.post("/lti/login", data=login)
+    assert refused.status_code == 503
+    assert "AUTOGRADER_PUBLIC_URL" in refused.text
+    public = "https://grader.example.edu"
+    configured = make_client(make_settings(host="0.0.0.0", public_url=public))
+    assert configured.post("/lti/login", data=login).status_code != 503
+    config = configured.get("/lti/canvas.json").json()  # asked as testserver
+    assert config["target_link_uri"] == f"{public}/lti/launch"
