@@ -9,17 +9,16 @@ are not guessable), and it lets a request find its key by an indexed equality lo
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.commands import CommandRefused
+from app.courses import course_named
 from app.models import ApiKey, Course, Role, utcnow
 
 PREFIX = "agk_"
-COURSE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 
 
 class KeyCommandError(CommandRefused):
@@ -28,20 +27,6 @@ class KeyCommandError(CommandRefused):
 
 def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
-
-
-def course_named(session: Session, slug: str) -> Course:
-    """The course with this slug, made if there is none yet."""
-    if not COURSE_PATTERN.fullmatch(slug):
-        raise KeyCommandError(
-            f"a course is named in lowercase letters, digits and '-', not {slug!r}"
-        )
-    course = session.scalars(select(Course).where(Course.slug == slug)).one_or_none()
-    if course is None:
-        course = Course(slug=slug)
-        session.add(course)
-        session.flush()
-    return course
 
 
 def create_key(session: Session, name: str, *, course: str, role: Role) -> tuple[ApiKey, str]:

@@ -1,7 +1,7 @@
 """`autograder lti ...`: the LMS platforms that may launch the tool.
 
     autograder lti add-platform --issuer ... --client-id ... --deployment-id ... \\
-        --auth-login-url ... --auth-token-url ... --key-set-url ...
+        --auth-login-url ... --auth-token-url ... --key-set-url ... [--course C]
         registers a platform, or updates the one with this issuer and client id; every URL
         must be https (http only on loopback)
     autograder lti platforms list        every registration
@@ -37,6 +37,9 @@ def add_lti_commands(commands: engine_cli.Commands) -> None:
     add.add_argument("--auth-login-url", required=True, help="its OIDC authorization URL")
     add.add_argument("--auth-token-url", required=True, help="its OAuth2 token URL")
     add.add_argument("--key-set-url", required=True, help="its public keys (JWKS) URL")
+    add.add_argument(
+        "--course", default="default", help="the course its students' submissions belong to"
+    )
     add.set_defaults(handler=_add)
     platforms = actions.add_parser("platforms", help="list or remove registrations")
     platform_actions = platforms.add_subparsers(required=True, metavar="ACTION")
@@ -56,6 +59,7 @@ def _add(args: argparse.Namespace, _engine: GraderSettings) -> int:
             args.auth_login_url,
             args.auth_token_url,
             args.key_set_url,
+            course=args.course,
         )
         platform_id, deployments = row.id, row.deployment_ids
     print(

@@ -216,6 +216,7 @@ def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]
     )
     with api.database.session() as session:
         session.add(row)
-    token = LaunchSession(row.id, slug, student_id(platform, sub)).sign(api.settings)
+    who = LaunchSession(row.id, slug, student_id(platform, sub), platform.course_id)
+    token = who.sign(api.settings)
     # In the fragment: browsers never send it to a server (no Referer, no access logs).
     return f"/exercises/{slug}#{urlencode({'lti_session': token})}"

@@ -8,7 +8,15 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.models import Base, JSONDocument, OutboxMessage, UTCDateTime, new_id, utcnow
+from app.models import (
+    DEFAULT_COURSE_ID,
+    Base,
+    JSONDocument,
+    OutboxMessage,
+    UTCDateTime,
+    new_id,
+    utcnow,
+)
 
 # Lengths of the columns that hold a platform's user ids and URLs (launches refuse longer ones).
 MAX_USER_ID = 255
@@ -22,6 +30,10 @@ class LtiPlatform(Base):
     __table_args__ = (UniqueConstraint("issuer", "client_id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    # Its launched students' submissions belong to this course (app.access).
+    course_id: Mapped[int] = mapped_column(
+        ForeignKey("courses.id", ondelete="CASCADE"), default=DEFAULT_COURSE_ID
+    )
     issuer: Mapped[str] = mapped_column(String(255))
     client_id: Mapped[str] = mapped_column(String(255))
     # The deployment ids this registration accepts (a launch with another one is refused).

@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.commands import CommandRefused
+from app.courses import course_named
 from app.db import Database
 from app.lti.adapters import LtiRequest
 from app.lti.models import LtiPlatform
@@ -44,8 +45,11 @@ def add_platform(  # noqa: PLR0917 (each is a field of the registration)
     auth_login_url: str,
     auth_token_url: str,
     key_set_url: str,
+    *,
+    course: str = "default",
 ) -> LtiPlatform:
-    """Store a registration, or update the one with this issuer and client id."""
+    """Store a registration, or update the one with this issuer and client id; its launched
+    students' submissions belong to `course`."""
     for what, url in (
         ("the issuer", issuer),
         ("the authorization URL", auth_login_url),
@@ -53,12 +57,14 @@ def add_platform(  # noqa: PLR0917 (each is a field of the registration)
         ("the key set URL", key_set_url),
     ):
         checked_url(what, url)
+    course_id = course_named(session, course).id
     row = session.scalars(
         select(LtiPlatform).where(LtiPlatform.issuer == issuer, LtiPlatform.client_id == client_id)
     ).one_or_none()
     if row is None:
         row = LtiPlatform(issuer=issuer, client_id=client_id)
         session.add(row)
+    row.course_id = course_id
     row.deployment_ids = sorted(set(deployment_ids))
     row.auth_login_url = auth_login_url
     row.auth_token_url = auth_token_url

@@ -54,20 +54,27 @@ class LaunchSession:
     launch_id: str
     exercise: str
     student_id: str
+    course_id: int  # the course of the platform that launched the student
 
     def sign(self, settings: AppSettings) -> str:
-        return _sign(
-            settings,
-            "session",
-            {"lid": self.launch_id, "exercise": self.exercise, "student": self.student_id},
-            settings.lti_session_ttl_s,
-        )
+        claims = {
+            "lid": self.launch_id,
+            "exercise": self.exercise,
+            "student": self.student_id,
+            "course": self.course_id,
+        }
+        return _sign(settings, "session", claims, settings.lti_session_ttl_s)
 
     @classmethod
     def verify(cls, settings: AppSettings, token: str) -> LaunchSession:
         claims = _verify(settings, "session", token)
         try:
-            return cls(str(claims["lid"]), str(claims["exercise"]), str(claims["student"]))
+            return cls(
+                str(claims["lid"]),
+                str(claims["exercise"]),
+                str(claims["student"]),
+                int(claims["course"]),
+            )
         except KeyError as missing:
             raise InvalidToken(f"no {missing} claim") from None
 

@@ -26,7 +26,7 @@ from app.deps import (
 )
 from app.lti import passback
 from app.lti.sessions import InvalidToken, LaunchSession
-from app.models import DEFAULT_COURSE_ID, Role, Submission
+from app.models import Role, Submission
 from app.problems import (
     PayloadTooLarge,
     QueueFull,
@@ -74,7 +74,7 @@ LaunchSessionDep = Annotated[LaunchSession, Depends(launch_session)]
 
 
 def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> SubmissionAccepted:
-    principal = Principal(None, DEFAULT_COURSE_ID, Role.SUBMITTER, scope=f"lti:{who.launch_id}")
+    principal = Principal(None, who.course_id, Role.SUBMITTER, scope=f"lti:{who.launch_id}")
     accepted = submissions.accept(api, principal, body, None)
     with api.database.session() as session:
         passback.track(session, accepted.submission.id, who.launch_id)

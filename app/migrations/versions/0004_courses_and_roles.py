@@ -1,4 +1,5 @@
-"""Courses: every API key and submission belongs to one; a key has a role and may be revoked.
+"""Courses: every API key, submission and LMS platform belongs to one; a key has a role and may
+be revoked.
 
 What existed belongs to the course `default` (id 1), and existing keys keep what they could do
 (`admin`).
@@ -45,6 +46,7 @@ def upgrade() -> None:
     with op.batch_alter_table("api_keys") as table:
         table.alter_column("role", existing_type=_ROLE, server_default=None)
     _belongs_to_a_course("submissions")
+    _belongs_to_a_course("lti_platforms")
     op.create_index(op.f("ix_submissions_course_id"), "submissions", ["course_id"])
 
 
@@ -65,7 +67,7 @@ def _belongs_to_a_course(table_name: str) -> None:
 
 def downgrade() -> None:
     op.drop_index(op.f("ix_submissions_course_id"), table_name="submissions")
-    for table_name in ("submissions", "api_keys"):
+    for table_name in ("lti_platforms", "submissions", "api_keys"):
         with op.batch_alter_table(table_name) as table:
             table.drop_constraint(op.f(f"fk_{table_name}_course_id_courses"), type_="foreignkey")
             table.drop_column("course_id")

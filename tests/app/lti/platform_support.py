@@ -250,7 +250,7 @@ def register(tool: TestClient, platform: Platform) -> None:
     register_in(tool.app.state.api.database, platform)  # type: ignore[attr-defined]
 
 
-def register_in(database: Database, platform: Platform) -> int:
+def register_in(database: Database, platform: Platform, course: str = "default") -> int:
     """`register`, into a database the tool runs on elsewhere; returns the platform's id."""
     with database.session() as session:
         row = add_platform(
@@ -261,6 +261,7 @@ def register_in(database: Database, platform: Platform) -> int:
             f"{platform.url}/auth",
             f"{platform.url}/token",
             f"{platform.url}/jwks",
+            course=course,
         )
         session.flush()
         return row.id

@@ -14,12 +14,21 @@ import jwt
 import pytest
 from app_support import CORRECT, SEED, SettingsFactory, wait_until
 from fastapi.testclient import TestClient
-from platform_support import CLIENT_ID, ISSUER, NextLaunch, Platform, post_launch, start_launch
+from platform_support import (
+    CLIENT_ID,
+    ISSUER,
+    NextLaunch,
+    Platform,
+    post_launch,
+    register_in,
+    start_launch,
+)
 from sqlalchemy import select
 from tool_support import registered_platform, serve_tool
 
+from app.api_keys import create_key
 from app.lti.models import LtiScorePost
-from app.models import OutboxStatus
+from app.models import OutboxStatus, Role
 from grader.runner import Grader
 
 pytestmark = pytest.mark.slow  # two servers and real HTTP between them
@@ -268,3 +277,20 @@ def test_the_deep_linking_answer_posts_itself_with_a_script_of_the_tools_own(
     script = tool.get("/lti/return.js")
     assert script.headers["content-type"].startswith("text/javascript")
     assert "getElementById('return').submit()" in script.text
+
+
+def test_a_launched_students_work_belongs_to_the_platforms_course(
+    tool: TestClient, platform: Platform
+) -> None:
+    api = tool.app.state.api  # type: ignore[attr-defined]
+    register_in(api.database, platform, course="ml-101")
+    with api.database.session() as session:
+        _, instructor = create_key(session, "staff", course="ml-101", role=Role.INSTRUCTOR)
+    token = launch_student(tool, platform)
+    submitted = tool.post(
+        "/lti/submissions", json={"source": CORRECT}, headers={"Authorization": f"Bearer {token}"}
+    ).json()["id"]
+    listing = tool.get("/v1/submissions", headers={"X-API-Key": instructor}).json()
+    assert [item["id"] for item in listing["items"]] == [submitted]
+    # The open loopback mode is the default course's admin: another course's work is unknown.
+    assert tool.get(f"/v1/submissions/{submitted}").status_code == 404
