@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
@@ -21,10 +20,9 @@ from pylti1p3.lineitem import LineItem
 from app.api_process import ApiProcess
 from app.lti.models import LtiPlatform
 from app.lti.pages import LaunchRefused
-from app.lti.registrations import to_registration
+from app.lti.registrations import is_lms_url, to_registration
 from app.lti.sessions import DeepLinkContext, InvalidToken
 from app.lti.tool_key import tool_key
-from app.settings import is_loopback_host
 from grader.errors import UnknownExerciseError
 
 SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
@@ -47,24 +45,11 @@ class Answer:
     jwt: str
 
 
-def _safe_return_url(url: object) -> bool:
-    if not isinstance(url, str):
-        return False
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        return False
-    if not host:
-        return False
-    return parts.scheme == "https" or (parts.scheme == "http" and is_loopback_host(host))
-
-
 def picker(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> Picker:
     settings = body.get(SETTINGS_CLAIM)
     if not isinstance(settings, dict) or not settings.get("deep_link_return_url"):
         raise LaunchRefused("Deep linking refused", "the request has no deep_link_return_url")
-    if not _safe_return_url(settings["deep_link_return_url"]):
+    if not is_lms_url(settings["deep_link_return_url"]):
         raise LaunchRefused(
             "Deep linking refused",
             "the request's deep_link_return_url is not an https URL (http only on loopback)",

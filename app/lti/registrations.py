@@ -19,18 +19,30 @@ from app.db import Database
 from app.lti.adapters import LtiRequest
 from app.lti.models import LtiPlatform
 from app.lti.tool_key import ToolKey
-from app.settings import ORIGIN_PATTERN
+from app.settings import ORIGIN_PATTERN, is_loopback_host
 
 
 class RegistrationError(CommandRefused):
     """A registration that cannot be stored as given; the message says why."""
 
 
+def is_lms_url(url: object) -> bool:
+    """Whether `url` may be an LMS endpoint: https, or http on a loopback host (a platform on
+    this machine); never `javascript:` and the like."""
+    if not isinstance(url, str):
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    return parts.scheme == "https" or (parts.scheme == "http" and is_loopback_host(host))
+
+
 def checked_url(what: str, url: str) -> str:
-    """An LMS endpoint: https, or http on a loopback host (a platform on this machine)."""
-    parts = urlsplit(url)
-    loopback = parts.hostname in {"localhost", "127.0.0.1", "::1"}
-    if not parts.hostname or not (parts.scheme == "https" or (parts.scheme == "http" and loopback)):
+    if not is_lms_url(url):
         raise RegistrationError(
             f"{what} must be an https:// URL (http:// only on loopback): {url!r}"
         )
