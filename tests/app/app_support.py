@@ -12,10 +12,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.db import Database
+from app.models import Submission
 from app.settings import AppSettings
 from grader.call_execution import (
     SUBMISSION_FILENAME,
@@ -31,6 +34,25 @@ CORRECT = (ROOT / "tests/submissions/multi-headed-self-attention/correct.py").re
 SEED = "multi-headed-self-attention"
 
 SettingsFactory = Callable[..., AppSettings]  # make_settings(**overrides)
+
+
+def store_submission(database: Database, **values: Any) -> str:
+    """A submission row as some process left it (the seed exercise, the correct source, unless
+    `values` say otherwise); returns its id."""
+    with database.session() as session:
+        row = Submission(**{"exercise": SEED, "source": CORRECT, **values})
+        session.add(row)
+        session.flush()
+        return row.id
+
+
+def load_submission(database: Database, submission_id: str) -> Submission:
+    with database.session() as session:
+        row = session.get(Submission, submission_id)
+        assert row is not None
+        return row
+
+
 ClientFactory = Callable[[AppSettings], TestClient]  # make_client(settings): a started app
 
 

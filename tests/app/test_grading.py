@@ -11,7 +11,12 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from app_support import CORRECT, RUNS_PER_GRADING, SEED, FakeSandbox
+from app_support import (
+    RUNS_PER_GRADING,
+    FakeSandbox,
+    load_submission,
+    store_submission,
+)
 from pydantic import SecretStr
 from sqlalchemy import select, update
 
@@ -45,30 +50,15 @@ def context(database: Database, grader: Grader, tmp_path: Path) -> GradingContex
     )
 
 
-def store(database: Database, source: str = CORRECT, **fields: object) -> str:
-    with database.session() as session:
-        row = Submission(exercise=SEED, source=source, **fields)
-        session.add(row)
-        session.flush()
-        return row.id
-
-
-def load(database: Database, submission_id: str) -> Submission:
-    with database.session() as session:
-        row = session.get(Submission, submission_id)
-        assert row is not None
-        return row
-
-
 def test_a_queued_submission_is_graded_and_done(context: GradingContext) -> None:
-    submission_id = store(context.database)
+    submission_id = store_submission(context.database)
     done: list[tuple[str, bool]] = []
 
     def on_done(submission_id: str, outbox_due: bool) -> None:
         done.append((submission_id, outbox_due))
 
     grade_submission(submission_id, context.__class__(**{**vars(context), "on_done": on_done}))
-    row = load(context.database, submission_id)
+    row = load_submission(context.database, submission_id)
     assert row.status is SubmissionStatus.DONE
     assert row.attempts == 1
     assert row.report is not None and row.report["status"] == "passed"
@@ -90,9 +80,9 @@ def test_a_report_holding_text_postgresql_refuses_is_stored_once(
         return report.model_copy(update={"tests": tests, "message": "\x00"})
 
     monkeypatch.setattr(context.grader, "grade", printing_nul)
-    submission_id = store(context.database)
+    submission_id = store_submission(context.database)
     grade_submission(submission_id, context)
-    row = load(context.database, submission_id)
+    row = load_submission(context.database, submission_id)
     assert row.attempts == 1
     assert row.report is not None and row.report["status"] == "passed"
     assert row.report["message"] == "\ufffd"
@@ -102,18 +92,18 @@ def test_a_report_holding_text_postgresql_refuses_is_stored_once(
 def test_a_done_submission_is_not_graded_again(
     context: GradingContext, sandbox: FakeSandbox
 ) -> None:
-    submission_id = store(context.database)
+    submission_id = store_submission(context.database)
     grade_submission(submission_id, context)
     grade_submission(submission_id, context)
     assert len(sandbox.runs) == RUNS_PER_GRADING
-    assert load(context.database, submission_id).attempts == 1
+    assert load_submission(context.database, submission_id).attempts == 1
 
 
 def test_a_live_running_submission_is_not_taken_but_a_stale_one_is(
     context: GradingContext, sandbox: FakeSandbox
 ) -> None:
     database = context.database
-    submission_id = store(
+    submission_id = store_submission(
         database,
         status=SubmissionStatus.RUNNING,
         attempts=1,
@@ -130,16 +120,16 @@ def test_a_live_running_submission_is_not_taken_but_a_stale_one_is(
         session.execute(update(Submission).values(started_at=long_ago))
     assert context.leases.orphans() == [submission_id]
     grade_submission(submission_id, context)
-    row = load(database, submission_id)
+    row = load_submission(database, submission_id)
     assert row.status is SubmissionStatus.DONE and row.attempts == 2
 
 
 def test_past_max_attempts_the_submission_gets_an_explicit_error_report(
     context: GradingContext, sandbox: FakeSandbox
 ) -> None:
-    submission_id = store(context.database, attempts=context.settings.max_attempts)
+    submission_id = store_submission(context.database, attempts=context.settings.max_attempts)
     grade_submission(submission_id, context)
-    row = load(context.database, submission_id)
+    row = load_submission(context.database, submission_id)
     assert sandbox.runs == []
     assert row.status is SubmissionStatus.DONE
     assert row.report is not None
@@ -151,7 +141,7 @@ def test_past_max_attempts_the_submission_gets_an_explicit_error_report(
 def test_two_graders_racing_for_one_submission_grade_it_once(
     context: GradingContext, sandbox: FakeSandbox
 ) -> None:
-    submission_id = store(context.database, callback_url="http://127.0.0.1:9/hook")
+    submission_id = store_submission(context.database, callback_url="http://127.0.0.1:9/hook")
     barrier = threading.Barrier(4)
 
     def race() -> None:
@@ -170,7 +160,7 @@ def test_two_graders_racing_for_one_submission_grade_it_once(
 
 
 def test_a_callback_url_records_a_delivery_with_the_report(context: GradingContext) -> None:
-    submission_id = store(context.database, callback_url="http://127.0.0.1:9/hook")
+    submission_id = store_submission(context.database, callback_url="http://127.0.0.1:9/hook")
     done: list[bool] = []
     with_callback = dataclasses.replace(context, on_done=lambda _id, due: done.append(due))
     grade_submission(submission_id, with_callback)
@@ -184,9 +174,11 @@ def test_a_callback_url_records_a_delivery_with_the_report(context: GradingConte
 
 def test_unfinished_submissions_after_a_crash_go_back_to_queued(context: GradingContext) -> None:
     database = context.database
-    running = store(database, status=SubmissionStatus.RUNNING, attempts=1, started_at=utcnow())
-    queued = store(database)
-    store(database, status=SubmissionStatus.DONE)
+    running = store_submission(
+        database, status=SubmissionStatus.RUNNING, attempts=1, started_at=utcnow()
+    )
+    queued = store_submission(database)
+    store_submission(database, status=SubmissionStatus.DONE)
     assert Leases(database, context.settings).release_all() == sorted([running, queued])
-    row = load(database, running)
+    row = load_submission(database, running)
     assert row.status is SubmissionStatus.QUEUED and row.attempts == 1

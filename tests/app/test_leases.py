@@ -7,14 +7,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from datetime import timedelta
-from typing import Any
 
 import pytest
-from app_support import CORRECT, SEED, SettingsFactory
+from app_support import SettingsFactory, load_submission, store_submission
 
 from app.db import Database
 from app.leases import DISPATCHED, Leases
-from app.models import Submission, SubmissionStatus, utcnow
+from app.models import SubmissionStatus, utcnow
 
 LEASE_S = 0.5
 
@@ -32,25 +31,10 @@ def leases(database: Database, make_settings: SettingsFactory) -> Leases:
     return Leases(database, make_settings(worker_lease_s=LEASE_S, running_stale_after_s=600))
 
 
-def store(database: Database, **values: Any) -> str:
-    with database.session() as session:
-        row = Submission(exercise=SEED, source=CORRECT, **values)
-        session.add(row)
-        session.flush()
-        return row.id
-
-
-def load(database: Database, submission_id: str) -> Submission:
-    with database.session() as session:
-        found = session.get(Submission, submission_id)
-        assert found is not None
-        return found
-
-
 def test_a_live_lease_is_exclusive_and_lapses_when_not_renewed(
     leases: Leases, database: Database
 ) -> None:
-    submission_id = store(database)
+    submission_id = store_submission(database)
     claim = leases.claim(submission_id, "one")
     assert claim is not None and claim.attempts == 1
     assert leases.claim(submission_id, "two") is None
@@ -62,19 +46,19 @@ def test_a_live_lease_is_exclusive_and_lapses_when_not_renewed(
     time.sleep(LEASE_S * 1.2)
     again = leases.claim(submission_id, "two")  # the holder died: claimable, one more attempt
     assert again is not None and again.attempts == 2
-    assert load(database, submission_id).lease_holder == "two"
+    assert load_submission(database, submission_id).lease_holder == "two"
     leases.renew([submission_id], "one")  # the dead holder's late beat changes nothing
-    assert load(database, submission_id).lease_holder == "two"
+    assert load_submission(database, submission_id).lease_holder == "two"
 
 
 def test_a_dispatchers_lease_never_overrides_a_graders(leases: Leases, database: Database) -> None:
-    submission_id = store(database)
+    submission_id = store_submission(database)
     assert leases.claim(submission_id, "fast-worker") is not None  # before the API's send ends
     leases.dispatched(submission_id, 3600)
-    assert load(database, submission_id).lease_holder == "fast-worker"
-    queued = store(database)
+    assert load_submission(database, submission_id).lease_holder == "fast-worker"
+    queued = store_submission(database)
     leases.dispatched(queued, 3600)
-    row = load(database, queued)
+    row = load_submission(database, queued)
     assert row.lease_holder == DISPATCHED
     assert row.lease_expires_at is not None and row.lease_expires_at > utcnow()
     assert leases.claim(queued, "worker") is not None  # the message's worker claims it
@@ -84,45 +68,49 @@ def test_orphans_are_what_nobody_answers_for_and_one_sweeper_takes_each(
     leases: Leases, database: Database
 ) -> None:
     long_ago, soon = utcnow() - timedelta(minutes=1), utcnow() + timedelta(minutes=1)
-    dead = store(
+    dead = store_submission(
         database, status=SubmissionStatus.RUNNING, attempts=1, started_at=long_ago,
         created_at=long_ago, lease_holder="dead", lease_expires_at=long_ago,
     )  # fmt: skip
-    lost = store(database, created_at=long_ago)  # queued, its message never sent
-    live = store(
+    lost = store_submission(database, created_at=long_ago)  # queued, its message never sent
+    live = store_submission(
         database, status=SubmissionStatus.RUNNING, attempts=1, started_at=long_ago,
         created_at=long_ago, lease_holder="alive", lease_expires_at=soon,
     )  # fmt: skip
-    waiting = store(database, created_at=long_ago, lease_holder=DISPATCHED, lease_expires_at=soon)
-    young = store(database, created_at=utcnow())  # its dispatcher may be sending it now
-    wedged = store(
+    waiting = store_submission(
+        database, created_at=long_ago, lease_holder=DISPATCHED, lease_expires_at=soon
+    )
+    young = store_submission(database, created_at=utcnow())  # its dispatcher may be sending it now
+    wedged = store_submission(
         database, status=SubmissionStatus.RUNNING, attempts=1,
         started_at=utcnow() - timedelta(hours=1), created_at=long_ago,
         lease_holder="wedged", lease_expires_at=soon,
     )  # fmt: skip
-    store(database, status=SubmissionStatus.DONE, created_at=long_ago)
+    store_submission(database, status=SubmissionStatus.DONE, created_at=long_ago)
 
     assert leases.orphans() == sorted([dead, lost, wedged])
     assert [leases.take(i) for i in (dead, lost, wedged)] == [True] * 3
     assert [leases.take(i) for i in (dead, lost, wedged, live, waiting, young)] == [False] * 6
-    dead_row = load(database, dead)
+    dead_row = load_submission(database, dead)
     assert (dead_row.status, dead_row.attempts) == (SubmissionStatus.QUEUED, 1)
-    assert load(database, wedged).status is SubmissionStatus.RUNNING  # claimable as it is
-    assert load(database, live).status is SubmissionStatus.RUNNING
+    assert (
+        load_submission(database, wedged).status is SubmissionStatus.RUNNING
+    )  # claimable as it is
+    assert load_submission(database, live).status is SubmissionStatus.RUNNING
     assert leases.orphans() == []
     leases.renew([wedged], "wedged")  # the wedged grader lost its lease to the sweeper
-    assert load(database, wedged).lease_holder == DISPATCHED
+    assert load_submission(database, wedged).lease_holder == DISPATCHED
     assert leases.claim(wedged, "another") is not None
 
 
 def test_the_only_grader_releases_every_lease_at_start(leases: Leases, database: Database) -> None:
-    running = store(
+    running = store_submission(
         database, status=SubmissionStatus.RUNNING, attempts=1, started_at=utcnow(),
         lease_holder="last-run", lease_expires_at=utcnow() + timedelta(minutes=1),
     )  # fmt: skip
-    queued = store(database)
-    store(database, status=SubmissionStatus.DONE)
+    queued = store_submission(database)
+    store_submission(database, status=SubmissionStatus.DONE)
     assert leases.release_all() == sorted([running, queued])
-    row = load(database, running)
+    row = load_submission(database, running)
     assert (row.status, row.attempts, row.lease_holder) == (SubmissionStatus.QUEUED, 1, None)
     assert leases.depth() == 2

@@ -15,7 +15,14 @@ from typing import Any
 
 import pytest
 import redis
-from app_support import CORRECT, SEED, ClientFactory, SettingsFactory
+from app_support import (
+    CORRECT,
+    SEED,
+    ClientFactory,
+    SettingsFactory,
+    load_submission,
+    store_submission,
+)
 from celery import Celery
 from pydantic import ValidationError
 from scaleout_support import RedisNamespace, redis_namespace
@@ -81,21 +88,6 @@ def scaled(make_settings: SettingsFactory, ns: RedisNamespace, module_postgres_u
     return make
 
 
-def store(database: Database, **values: Any) -> str:
-    with database.session() as session:
-        row = Submission(exercise=SEED, source=CORRECT, **values)
-        session.add(row)
-        session.flush()
-        return row.id
-
-
-def row(database: Database, submission_id: str) -> Submission:
-    with database.session() as session:
-        found = session.get(Submission, submission_id)
-        assert found is not None
-        return found
-
-
 def sent_ids(ns: RedisNamespace) -> list[str]:
     """The submission ids of the grade messages waiting in the broker, oldest first."""
     messages = ns.client.lrange(f"{ns.prefix}{GRADING_QUEUE}", 0, -1)
@@ -123,7 +115,7 @@ def test_the_api_sends_only_the_stored_id_and_answers_for_it_until_the_broker_wo
         for _ in range(2)
     ]
     assert sent_ids(ns) == ids
-    rows = [row(database, i) for i in ids]
+    rows = [load_submission(database, i) for i in ids]
     assert [r.status for r in rows] == [SubmissionStatus.QUEUED] * 2
     assert [r.lease_holder for r in rows] == [DISPATCHED] * 2
     visibility = timedelta(seconds=settings.broker_visibility_timeout_s)
@@ -148,15 +140,17 @@ def test_the_api_sends_only_the_stored_id_and_answers_for_it_until_the_broker_wo
 def test_a_broker_that_cannot_be_reached_keeps_the_submission_for_the_sweeper(
     make_client: ClientFactory, scaled: Any, database: Database
 ) -> None:
-    left = store(database, created_at=utcnow() - timedelta(minutes=1))  # to resume at start
+    left = store_submission(
+        database, created_at=utcnow() - timedelta(minutes=1)
+    )  # to resume at start
     client = make_client(scaled(broker_url="redis://127.0.0.1:1/0"))  # starts all the same
     readiness = client.get("/readyz")
     assert readiness.status_code == 503
     assert not {c["name"]: c["ok"] for c in readiness.json()["checks"]}["broker"]
     accepted = client.post("/v1/submissions", json={"exercise": SEED, "source": CORRECT})
     assert accepted.status_code == 202  # stored: durable, sent once the broker answers
-    assert row(database, accepted.json()["id"]).status is SubmissionStatus.QUEUED
-    assert row(database, left).status is SubmissionStatus.QUEUED
+    assert load_submission(database, accepted.json()["id"]).status is SubmissionStatus.QUEUED
+    assert load_submission(database, left).status is SubmissionStatus.QUEUED
 
 
 def test_a_broker_url_other_than_redis_is_refused_in_one_line(
@@ -211,18 +205,18 @@ def test_the_grade_task_grades_under_its_lease_and_drops_it(
         return real_grade(exercise, source)
 
     register_grade_task(celery_app, context)
-    submission_id = store(database)
+    submission_id = store_submission(database)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grader, "grade", grade)
         celery_app.tasks[GRADE_TASK](submission_id)
     assert seen == ["worker-here"]
-    graded = row(database, submission_id)
+    graded = load_submission(database, submission_id)
     assert graded.status is SubmissionStatus.DONE
     assert graded.report is not None and graded.report["status"] == "passed"
     assert (graded.lease_holder, graded.lease_expires_at) == (None, None)
 
     # A copy of the message while a live worker grades it is dropped.
-    other = store(
+    other = store_submission(
         database,
         status=SubmissionStatus.RUNNING,
         attempts=1,
@@ -232,7 +226,7 @@ def test_the_grade_task_grades_under_its_lease_and_drops_it(
     )
     celery_app.tasks[GRADE_TASK](other)
     assert seen == ["worker-here"]
-    assert row(database, other).attempts == 1
+    assert load_submission(database, other).attempts == 1
 
 
 # --- rate limits shared by API replicas
