@@ -3,8 +3,10 @@
     admin       every submission of its course, with the code; manages keys and LMS platforms
     instructor  every submission of its course, with the code; submits as anyone in it
     submitter   submits (as any student of its course), and reads what it submitted
+    a student   (a student link, or an LMS launch) submits as itself, and reads its own
+                submissions of its course, with the code
 
-A key never sees another course's submissions: a submission it may not see is unknown to it
+A caller never sees another course's submissions: a submission it may not see is unknown to it
 (404, not 403, so ids leak nothing), and a listing returns only what it may see. Student ids are
 scoped to the course; the `lti:` namespace is reserved for identities that come from an LMS
 launch. A callback URL is shown only to the key that gave it.
@@ -15,10 +17,9 @@ from __future__ import annotations
 from sqlalchemy import ColumnElement, and_
 
 from app.auth import Principal
-from app.models import Role, Submission
-from app.problems import ReservedStudentId
+from app.models import LTI_STUDENTS, Role, Submission
+from app.problems import OtherStudent, ReservedStudentId
 
-LTI_STUDENTS = "lti:"
 _READS_ITS_COURSE = (Role.ADMIN, Role.INSTRUCTOR)
 
 
@@ -27,28 +28,38 @@ def visible(principal: Principal) -> ColumnElement[bool]:
     in_course = Submission.course_id == principal.course_id
     if principal.role in _READS_ITS_COURSE:
         return in_course
-    return and_(in_course, _submitted_by(principal))
-
-
-def _submitted_by(principal: Principal) -> ColumnElement[bool]:
+    if principal.student_id is not None:
+        return and_(in_course, Submission.student_id == principal.student_id)
     if principal.key_id is None:
-        return Submission.api_key_id.is_(None)
-    return Submission.api_key_id == principal.key_id
+        return and_(in_course, Submission.api_key_id.is_(None))
+    return and_(in_course, Submission.api_key_id == principal.key_id)
 
 
 def may_see_source(principal: Principal, submission: Submission) -> bool:
-    """Its own code, for the key that submitted it; any code of the course, for its staff."""
-    return principal.role in _READS_ITS_COURSE or submission.api_key_id == principal.key_id
-
-
-def may_see_callback(principal: Principal, submission: Submission) -> bool:
+    """Its own code, for whoever submitted it; any code of the course, for its staff."""
+    if principal.role in _READS_ITS_COURSE:
+        return True
+    if principal.student_id is not None:
+        return submission.student_id == principal.student_id
     return submission.api_key_id == principal.key_id
 
 
-def check_student_id(student_id: str | None) -> None:
-    """An API caller names any student of its course, but never an LMS identity."""
+def may_see_callback(principal: Principal, submission: Submission) -> bool:
+    return principal.student_id is None and submission.api_key_id == principal.key_id
+
+
+def submitting_as(principal: Principal, student_id: str | None) -> str | None:
+    """The student a new submission is stored for: a student is always itself, and any other
+    caller names any student of its course, but never an LMS identity."""
+    if principal.student_id is not None:
+        if student_id not in (None, principal.student_id):
+            raise OtherStudent(
+                f"you are signed in as {principal.student_id!r}, and submit as that student only"
+            )
+        return principal.student_id
     if student_id is not None and student_id.startswith(LTI_STUDENTS):
         raise ReservedStudentId(
             f"student ids starting {LTI_STUDENTS!r} are reserved for students launched from an "
             "LMS; choose another id"
         )
+    return student_id

@@ -1,5 +1,6 @@
-"""Who calls the API: an API key (app.api_keys) sent as a bearer token or `X-API-Key`, or
-anyone on loopback when the service runs open. Every /v1 route depends on `authenticate`."""
+"""Who calls the API: an API key (app.api_keys) or a student link's token (app.student_links),
+sent as a bearer token or `X-API-Key`, or anyone on loopback when the service runs open. Every
+/v1 route depends on `authenticate`."""
 
 from __future__ import annotations
 
@@ -9,22 +10,28 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from app import student_links
 from app.api_keys import find_key
+from app.api_process import ApiProcess
 from app.deps import ApiDep
 from app.models import DEFAULT_COURSE_ID, Role
 from app.problems import Unauthorized
+from app.signed_tokens import ExpiredToken, InvalidToken
 
 
 @dataclass(frozen=True)
 class Principal:
-    """Who is calling: an API key, or anyone (the service runs open on loopback, as the default
-    course's admin). What each may see and do is app.access's."""
+    """Who is calling: an API key; one student (by a student link or an LMS launch); or anyone
+    (the service runs open on loopback, as the default course's admin). What each may see and do
+    is app.access's."""
 
     key_id: int | None
     course_id: int
     role: Role
     # Owner of idempotency keys and of the per-key rate limit.
     scope: str
+    # Set when the caller is this one student of the course, and acts as nobody else.
+    student_id: str | None = None
 
 
 _bearer = HTTPBearer(auto_error=False, description="an API key from `autograder keys create`")
@@ -45,11 +52,33 @@ def authenticate(
             )
         client = request.client.host if request.client else "unknown"
         return Principal(None, DEFAULT_COURSE_ID, Role.ADMIN, scope=f"open:{client}")
+    if student_links.is_link_token(key):
+        return _linked_student(api, key)
     with api.database.session() as session:
         row = find_key(session, key)
     if row is None:
         raise Unauthorized("this API key is not known, or was revoked")
     return Principal(row.id, row.course_id, row.role, scope=f"key:{row.id}")
+
+
+def _linked_student(api: ApiProcess, token: str) -> Principal:
+    try:
+        with api.database.session() as session:
+            student = student_links.check(session, api.settings, token)
+    except ExpiredToken:
+        raise Unauthorized(
+            "this student link has expired: ask your instructor for a new one"
+        ) from None
+    except InvalidToken:
+        raise Unauthorized(
+            "this student link is not valid, or was revoked: ask your instructor for a new one"
+        ) from None
+    return student_principal(student.course_id, student.student_id, f"link:{student.link_id}")
+
+
+def student_principal(course_id: int, student_id: str, scope: str) -> Principal:
+    """One student of a course, acting as nobody else (a student link, or an LMS launch)."""
+    return Principal(None, course_id, Role.SUBMITTER, scope=scope, student_id=student_id)
 
 
 PrincipalDep = Annotated[Principal, Depends(authenticate)]

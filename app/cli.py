@@ -31,6 +31,7 @@ from app.key_commands import add_key_commands
 from app.lti.commands import add_lti_commands
 from app.main import create_app
 from app.settings import AppSettings, get_settings
+from app.student_commands import add_student_commands
 from grader import cli as engine_cli
 from grader.settings import GraderSettings
 
@@ -72,6 +73,7 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
     worker.set_defaults(handler=_worker)
 
     add_lti_commands(commands)
+    add_student_commands(commands)
 
     submit = commands.add_parser("submit", help="grade a file on a running service")
     submit.add_argument("slug", metavar="SLUG", help="the exercise")

@@ -25,3 +25,11 @@ def course_named(session: Session, slug: str) -> Course:
         session.add(course)
         session.flush()
     return course
+
+
+def existing_course(session: Session, slug: str) -> Course:
+    """The course with this slug; refused if there is none (a typo must not make a course)."""
+    course = session.scalars(select(Course).where(Course.slug == slug)).one_or_none()
+    if course is None:
+        raise CommandRefused(f"there is no course {slug!r}; `autograder keys list` shows courses")
+    return course

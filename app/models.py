@@ -142,6 +142,9 @@ class Role(StrEnum):
 # The course that existing keys and submissions belong to, and the open loopback mode's.
 DEFAULT_COURSE_ID = 1
 
+# Student ids starting so come from an LMS launch (app.lti.launch), and from nowhere else.
+LTI_STUDENTS = "lti:"
+
 
 class Course(Base):
     __tablename__ = "courses"
@@ -163,6 +166,21 @@ class ApiKey(Base):
     course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
     role: Mapped[Role] = mapped_column(_enum(Role))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class StudentLink(Base):
+    """A student's way in without an LMS (app.student_links): the signed token names this row,
+    so revoking the row (or its expiry) ends the token."""
+
+    __tablename__ = "student_links"
+    __table_args__ = (Index("ix_student_links_course_student", "course_id", "student_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
+    student_id: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 

@@ -98,6 +98,10 @@ class ReservedStudentId(Problem):
     status, kind, title = 422, "reserved-student-id", "Student id reserved"
 
 
+class OtherStudent(Problem):
+    status, kind, title = 403, "other-student", "Not your student id"
+
+
 class CallbackUrlRefused(Problem):
     status, kind, title = 422, "callback-url-refused", "Callback URL refused"
 

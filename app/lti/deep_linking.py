@@ -21,8 +21,9 @@ from app.api_process import ApiProcess
 from app.lti.models import LtiPlatform
 from app.lti.pages import LaunchRefused
 from app.lti.registrations import is_lms_url, to_registration
-from app.lti.sessions import DeepLinkContext, InvalidToken
+from app.lti.sessions import DeepLinkContext
 from app.lti.tool_key import tool_key
+from app.signed_tokens import InvalidToken
 from grader.errors import UnknownExerciseError
 
 SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"

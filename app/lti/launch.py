@@ -42,6 +42,7 @@ from app.lti.pages import LaunchRefused
 from app.lti.registrations import DatabaseToolConf, find_platform
 from app.lti.sessions import LaunchSession
 from app.lti.tool_key import tool_key
+from app.models import LTI_STUDENTS
 from grader.errors import UnknownExerciseError
 
 CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
@@ -189,7 +190,7 @@ def student_id(platform: LtiPlatform, sub: str) -> str:
     """The student id an LTI user's submissions get: stable per platform and user."""
     if len(sub) > 160 or not sub.isprintable():
         sub = hashlib.sha256(sub.encode()).hexdigest()
-    return f"lti:{platform.id}:{sub}"
+    return f"{LTI_STUDENTS}{platform.id}:{sub}"
 
 
 def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> str:

@@ -6,47 +6,22 @@
     DeepLinkContext carried by the exercise picker's form: the platform, deployment and deep
                     linking settings of the instructor's launch.
 
-HS256 with a key derived from AUTOGRADER_SECRET, so any replica can check them.
+Signed by app.signed_tokens, so any replica can check them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import time
 from dataclasses import dataclass
 from typing import Any
 
-import jwt
-
+from app.auth import Principal, student_principal
 from app.settings import AppSettings
-
-_ALGORITHM = "HS256"
-
-
-class InvalidToken(Exception):
-    """The token is malformed, forged, expired or of another kind."""
+from app.signed_tokens import InvalidToken, sign, verify
 
 
-def _key(settings: AppSettings, purpose: str) -> bytes:
-    return hmac.new(
-        settings.master_secret().encode(), f"lti:{purpose}".encode(), hashlib.sha256
-    ).digest()
-
-
-def _sign(settings: AppSettings, purpose: str, claims: dict[str, Any], ttl_s: float) -> str:
-    now = int(time.time())
-    return jwt.encode(
-        {**claims, "iat": now, "exp": now + int(ttl_s)}, _key(settings, purpose), _ALGORITHM
-    )
-
-
-def _verify(settings: AppSettings, purpose: str, token: str) -> dict[str, Any]:
-    try:
-        claims: dict[str, Any] = jwt.decode(token, _key(settings, purpose), algorithms=[_ALGORITHM])
-    except jwt.InvalidTokenError as error:
-        raise InvalidToken(str(error)) from None
-    return claims
+def _sign(settings: AppSettings, purpose: str, claims: dict[str, Any]) -> str:
+    return sign(settings, f"lti:{purpose}", claims, time.time() + settings.lti_session_ttl_s)
 
 
 @dataclass(frozen=True)
@@ -56,6 +31,10 @@ class LaunchSession:
     student_id: str
     course_id: int  # the course of the platform that launched the student
 
+    def principal(self) -> Principal:
+        """The launched student, for app.access."""
+        return student_principal(self.course_id, self.student_id, f"lti:{self.launch_id}")
+
     def sign(self, settings: AppSettings) -> str:
         claims = {
             "lid": self.launch_id,
@@ -63,11 +42,11 @@ class LaunchSession:
             "student": self.student_id,
             "course": self.course_id,
         }
-        return _sign(settings, "session", claims, settings.lti_session_ttl_s)
+        return _sign(settings, "session", claims)
 
     @classmethod
     def verify(cls, settings: AppSettings, token: str) -> LaunchSession:
-        claims = _verify(settings, "session", token)
+        claims = verify(settings, "lti:session", token)
         try:
             return cls(
                 str(claims["lid"]),
@@ -87,11 +66,11 @@ class DeepLinkContext:
 
     def sign(self, settings: AppSettings) -> str:
         claims = {"pid": self.platform_id, "dep": self.deployment_id, "dls": self.settings}
-        return _sign(settings, "deep-link", claims, settings.lti_session_ttl_s)
+        return _sign(settings, "deep-link", claims)
 
     @classmethod
     def verify(cls, settings: AppSettings, token: str) -> DeepLinkContext:
-        claims = _verify(settings, "deep-link", token)
+        claims = verify(settings, "lti:deep-link", token)
         try:
             return cls(int(claims["pid"]), str(claims["dep"]), dict(claims["dls"]))
         except (KeyError, TypeError, ValueError) as error:

@@ -15,8 +15,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from app import access
 from app.api_process import ApiProcess
-from app.auth import Principal
 from app.deps import (
     ApiDep,
     SessionDep,
@@ -25,8 +25,8 @@ from app.deps import (
     valid_new_submission,
 )
 from app.lti import passback
-from app.lti.sessions import InvalidToken, LaunchSession
-from app.models import Role, Submission
+from app.lti.sessions import LaunchSession
+from app.models import Submission
 from app.problems import (
     PayloadTooLarge,
     QueueFull,
@@ -35,6 +35,7 @@ from app.problems import (
     Unauthorized,
     responses,
 )
+from app.signed_tokens import InvalidToken
 from app.submissions import service as submissions
 from app.submissions.schemas import (
     ID_PATTERN,
@@ -74,8 +75,7 @@ LaunchSessionDep = Annotated[LaunchSession, Depends(launch_session)]
 
 
 def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> SubmissionAccepted:
-    principal = Principal(None, who.course_id, Role.SUBMITTER, scope=f"lti:{who.launch_id}")
-    accepted = submissions.accept(api, principal, body, None)
+    accepted = submissions.accept(api, who.principal(), body, None)
     with api.database.session() as session:
         passback.track(session, accepted.submission.id, who.launch_id)
     return SubmissionAccepted(id=accepted.submission.id, status=accepted.submission.status)
@@ -115,7 +115,7 @@ def list_submissions(
     ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> SubmissionPage:
-    mine = (Submission.student_id == who.student_id) & (Submission.exercise == who.exercise)
+    mine = access.visible(who.principal()) & (Submission.exercise == who.exercise)
     return submissions.history(session, mine, cursor=cursor, limit=limit)
 
 
@@ -130,5 +130,5 @@ def get_submission(
 ) -> SubmissionPublic:
     """One of the launched student's own submissions, with its code and, once graded, its
     report."""
-    row = find_submission(session, submission_id, Submission.student_id == who.student_id)
+    row = find_submission(session, submission_id, access.visible(who.principal()))
     return SubmissionPublic.from_row(row, show_source=True)

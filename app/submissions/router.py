@@ -18,6 +18,7 @@ from app.problems import (
     CourseQueueFull,
     IdempotencyKeyReused,
     NotFinished,
+    OtherStudent,
     PayloadTooLarge,
     QueueFull,
     RateLimited,
@@ -78,6 +79,7 @@ def public(submission: Submission, principal: Principal) -> SubmissionPublic:
             IdempotencyKeyReused,
             CallbackUrlRefused,
             ReservedStudentId,
+            OtherStudent,
             RateLimited,
             CourseQueueFull,
             QueueFull,
@@ -99,7 +101,6 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
     however often a request with the same Idempotency-Key is retried). Poll
     `GET /v1/submissions/{id}`, or pass `?wait=true`; a wait that outlasts
     AUTOGRADER_WAIT_TIMEOUT_S answers 202 with the state so far."""
-    access.check_student_id(body.student_id)
     accepted = await run_in_threadpool(service.accept, api, principal, body, idempotency_key)
     submission = accepted.submission
     location = f"/v1/submissions/{submission.id}"

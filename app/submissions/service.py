@@ -11,6 +11,7 @@ from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
+from app import access
 from app.api_process import ApiProcess
 from app.auth import Principal
 from app.logs import bound_submission
@@ -50,12 +51,13 @@ def accept(
         earlier = _replay(api, principal, idempotency_key, digest)
         if earlier is not None:
             return Accepted(earlier, replayed=True)
-    _check_rate_limits(api, principal, body)
+    student_id = access.submitting_as(principal, body.student_id)
+    _check_rate_limits(api, principal, student_id)
     row = Submission(
         course_id=principal.course_id,
         exercise=body.exercise,
         source=body.source,
-        student_id=body.student_id,
+        student_id=student_id,
         callback_url=str(body.callback_url) if body.callback_url else None,
         api_key_id=principal.key_id,
         idempotency_scope=principal.scope if idempotency_key else None,
@@ -120,17 +122,17 @@ def _replay(api: ApiProcess, principal: Principal, key: str, digest: str) -> Sub
     return earlier
 
 
-def _check_rate_limits(api: ApiProcess, principal: Principal, body: SubmissionCreate) -> None:
+def _check_rate_limits(api: ApiProcess, principal: Principal, student_id: str | None) -> None:
     wait = api.key_limiter.acquire(principal.scope)
     if wait is not None:
         raise RateLimited(
             f"this client may submit {api.key_limiter.per_minute} times a minute", wait
         )
-    if body.student_id is not None:
-        wait = api.student_limiter.acquire(f"{principal.scope}|{body.student_id}")
+    if student_id is not None:
+        wait = api.student_limiter.acquire(f"{principal.scope}|{student_id}")
         if wait is not None:
             raise RateLimited(
-                f"student {body.student_id!r} may submit "
+                f"student {student_id!r} may submit "
                 f"{api.student_limiter.per_minute} times a minute",
                 wait,
             )

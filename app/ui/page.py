@@ -9,8 +9,10 @@ starter travels in a JSON script element, escaped so no `</script>` in it can cl
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from html import escape
 from pathlib import Path
+from urllib.parse import quote
 
 from app.ui import statement
 from grader.spec import Exercise
@@ -22,13 +24,13 @@ BUILD_HINT = "make install (or: cd web && npm ci && npm run build)"
 
 
 def assets_built() -> bool:
-    return (DIST / "page.js").is_file() and (DIST / "page.css").is_file()
+    return all((DIST / name).is_file() for name in ("page.js", "catalog.js", "page.css"))
 
 
-def _document(title: str, body: str, *, built: bool) -> str:
+def _document(title: str, body: str, *, built: bool, script: str = "page.js") -> str:
     head_assets = (
         f'<link rel="stylesheet" href="{ASSETS_URL}/page.css">'
-        f'<script type="module" src="{ASSETS_URL}/page.js"></script>'
+        f'<script type="module" src="{ASSETS_URL}/{script}"></script>'
         if built
         else ""
     )
@@ -56,12 +58,18 @@ def _not_built_notice() -> str:
     )
 
 
-def exercise_page(exercise: Exercise) -> str:
+def exercise_page(exercise: Exercise, *, keys_required: bool) -> str:
+    """`keys_required`: a student needs a link or a launch to submit (the page then says how)."""
     spec = exercise.spec
     built = assets_built()
-    data = json.dumps(
-        {"slug": spec.slug, "starter": exercise.starter, "maxScore": spec.max_score}
-    ).replace("<", "\\u003c")
+    data = _script_json(
+        {
+            "slug": spec.slug,
+            "starter": exercise.starter,
+            "maxScore": spec.max_score,
+            "keysRequired": keys_required,
+        }
+    )
     body = f"""<a class="skip-link" href="#solution">Skip to the editor</a>
 {"" if built else _not_built_notice()}
 <main class="layout">
@@ -73,11 +81,13 @@ def exercise_page(exercise: Exercise) -> str:
 <p class="hint" id="editor-hint">Python, {escape(spec.framework.value)}; define
 <code>{escape(spec.entry_point)}</code>. Your draft is kept in this browser.
 Press <kbd>Esc</kbd> then <kbd>Tab</kbd> to leave the editor.</p>
+<div id="sign-in" class="notice" role="alert" hidden></div>
 <div id="editor" class="editor" data-label="Code editor: your solution"></div>
 <div class="actions">
 <button type="button" id="submit" class="primary" disabled>Submit</button>
 <button type="button" id="reset">Reset to the starter</button>
 <p id="status" class="status" role="status" aria-live="polite"></p>
+<button type="button" id="load-code" hidden>Open this submission's code in the editor</button>
 </div>
 <section class="report" aria-labelledby="report-heading">
 <h2 id="report-heading">Report</h2>
@@ -86,7 +96,7 @@ does on the {len(spec.tests)} tests ({spec.max_score:g} points).</p></div>
 </section>
 <section class="history" aria-labelledby="history-heading">
 <h2 id="history-heading">Past submissions</h2>
-<p><label for="student-id">Student id</label>
+<p id="who"><label for="student-id">Student id</label>
 <input id="student-id" name="student-id" autocomplete="off" spellcheck="false"></p>
 <ol id="history" class="history-list"></ol>
 </section>
@@ -94,6 +104,33 @@ does on the {len(spec.tests)} tests ({spec.max_score:g} points).</p></div>
 </main>
 <script type="application/json" id="exercise-data">{data}</script>"""
     return _document(spec.title, body, built=built)
+
+
+def _script_json(data: object) -> str:
+    """JSON for a script element: no `</script>` in it can close the element."""
+    return json.dumps(data).replace("<", "\\u003c")
+
+
+def catalog_page(exercises: Iterable[Exercise], *, keys_required: bool) -> str:
+    """Every exercise, each linking to its page; the script says who is signed in."""
+    items = "\n".join(
+        f'<li><a href="/exercises/{quote(spec.slug)}">{escape(spec.title)}</a>'
+        f"<p>{escape(spec.summary)}</p></li>"
+        for spec in (exercise.spec for exercise in exercises)
+    )
+    data = _script_json({"keysRequired": keys_required})
+    body = f"""<main class="layout single">
+<article class="statement">
+<h1>Exercises</h1>
+<div id="sign-in" class="notice" role="alert" hidden></div>
+<p id="who" hidden></p>
+<ul class="catalog">
+{items}
+</ul>
+</article>
+</main>
+<script type="application/json" id="catalog-data">{data}</script>"""
+    return _document("Exercises", body, built=assets_built(), script="catalog.js")
 
 
 def not_found_page(slug: str) -> str:

@@ -1,4 +1,5 @@
-"""/exercises/{slug}: the page where a student reads an exercise, writes and submits a solution.
+"""/exercises/{slug}: the page where a student reads an exercise, writes and submits a solution;
+/exercises: the list of exercises, where a student link without an exercise lands.
 
 Public like the statement it shows; the API calls the page makes go through /v1 and its auth.
 An LMS frames the page: who may is app.security_headers' `frame-ancestors`, for every response.
@@ -12,20 +13,25 @@ from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 from starlette.types import Scope
 
-from app.deps import CatalogDep
+from app.deps import CatalogDep, SettingsDep
 from app.ui import page
 from grader.errors import UnknownExerciseError
 
 router = APIRouter(tags=["ui"], include_in_schema=False)
 
 
+@router.get("/exercises", response_class=HTMLResponse)
+def catalog_page(catalog: CatalogDep, settings: SettingsDep) -> HTMLResponse:
+    return HTMLResponse(page.catalog_page(catalog, keys_required=settings.api_keys_required()))
+
+
 @router.get("/exercises/{slug}", response_class=HTMLResponse)
-def exercise_page(slug: str, catalog: CatalogDep) -> HTMLResponse:
+def exercise_page(slug: str, catalog: CatalogDep, settings: SettingsDep) -> HTMLResponse:
     try:
         exercise = catalog.get(slug)
     except UnknownExerciseError:
         return HTMLResponse(page.not_found_page(slug), status_code=404)
-    return HTMLResponse(page.exercise_page(exercise))
+    return HTMLResponse(page.exercise_page(exercise, keys_required=settings.api_keys_required()))
 
 
 class _Bundle(StaticFiles):

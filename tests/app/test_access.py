@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 
 import pytest
 from app_support import CORRECT, SEED, ClientFactory, FakeSandbox, SettingsFactory
 from fastapi.testclient import TestClient
 
+from app import student_links
 from app.api_keys import create_key
 from app.models import Role
 
@@ -19,7 +21,7 @@ from app.models import Role
 class Caller:
     course: str
     role: Role
-    key: str
+    key: str  # an API key, or a student link's token (sent the same way)
 
     @property
     def headers(self) -> dict[str, str]:
@@ -40,6 +42,15 @@ def caller(client: TestClient, course: str, role: Role) -> Caller:
     return Caller(course, role, key)
 
 
+def linked_student(client: TestClient, course: str, student: str) -> Caller:
+    api = client.app.state.api  # type: ignore[attr-defined]
+    with api.database.session() as session:
+        _, token = student_links.mint(
+            session, api.settings, course=course, student=student, lifetime=timedelta(days=1)
+        )
+    return Caller(course, Role.SUBMITTER, token)
+
+
 @pytest.fixture
 def courses(make_client: ClientFactory, make_settings: SettingsFactory) -> Iterator[Course]:
     settings = make_settings(require_api_keys=True, webhook_allowed_hosts=["127.0.0.1"])
@@ -50,6 +61,8 @@ def courses(make_client: ClientFactory, make_settings: SettingsFactory) -> Itera
         "submitter": caller(client, "ml-101", Role.SUBMITTER),
         "other submitter": caller(client, "ml-101", Role.SUBMITTER),
         "other course": caller(client, "cv-202", Role.INSTRUCTOR),
+        "student s1": linked_student(client, "ml-101", "s1"),
+        "other course's s1": linked_student(client, "cv-202", "s1"),
     }
     submitted = {}
     for name in ("submitter", "other submitter", "other course"):
@@ -68,13 +81,16 @@ def courses(make_client: ClientFactory, make_settings: SettingsFactory) -> Itera
     yield Course(client, callers, submitted)
 
 
-# Who sees which submission: staff see their course's, a submitter what it submitted.
+# Who sees which submission: staff see their course's, a submitter what it submitted, a linked
+# student what was submitted as them in their course (every submission here is student s1's).
 SEES = {
     "admin": {"submitter", "other submitter"},
     "instructor": {"submitter", "other submitter"},
     "submitter": {"submitter"},
     "other submitter": {"other submitter"},
     "other course": {"other course"},
+    "student s1": {"submitter", "other submitter"},
+    "other course's s1": {"other course"},
 }
 
 
@@ -102,7 +118,7 @@ def test_the_code_goes_to_its_submitter_and_the_staff_the_callback_to_its_giver(
     courses: Course,
 ) -> None:
     submission_id = courses.submitted["submitter"]
-    for who in ("submitter", "admin", "instructor"):
+    for who in ("submitter", "admin", "instructor", "student s1"):
         body = courses.client.get(
             f"/v1/submissions/{submission_id}", headers=courses.callers[who].headers
         ).json()

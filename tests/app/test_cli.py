@@ -1,4 +1,4 @@
-"""`autograder` keeps the engine's commands and adds the service's: keys, serve."""
+"""`autograder` keeps the engine's commands and adds the service's: keys, students, serve."""
 
 from __future__ import annotations
 
@@ -144,3 +144,39 @@ def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
         errors = listing.stderr.read().decode()
         assert listing.wait(timeout=120) == 1
     assert "Traceback" not in errors
+
+
+def test_students_link_prints_the_page_url_and_revoke_ends_it(tmp_path: Path) -> None:
+    env = {"AUTOGRADER_DATA_DIR": str(tmp_path), "AUTOGRADER_PUBLIC_URL": "https://grader.test/"}
+    assert run("keys", "create", "--course", "ml-101", env=env).returncode == 0
+    result = run("students", "link", "--course", "ml-101", "--student", "ada", env=env)
+    assert result.returncode == 0, result.stderr
+    url = result.stdout.splitlines()[-1]  # alone on the last line: scripts rely on it
+    assert url == result.stdout.strip()
+    assert url.startswith("https://grader.test/exercises#student_token=ags_")
+    assert "--student ada` ends it" in result.stderr
+    one = run(
+        "students", "link", "--course", "ml-101", "--student", "ada", "--expires", "2w",
+        "--exercise", "multi-headed-self-attention", env=env,
+    )  # fmt: skip
+    assert one.stdout.startswith("https://grader.test/exercises/multi-headed-self-attention#")
+
+    listed = run("students", "links", "--course", "ml-101", env=env).stdout.splitlines()
+    assert listed[0].split("\t") == ["id", "course", "student", "created", "expires", "revoked"]
+    assert [line.split("\t")[1:3] for line in listed[1:]] == [["ml-101", "ada"]] * 2
+    revoked = run("students", "revoke", "--course", "ml-101", "--student", "ada", env=env)
+    assert revoked.stdout.strip() == "revoked 2 live link(s) of 'ada' in course 'ml-101'"
+    listed = run("students", "links", env=env).stdout.splitlines()
+    assert all(not line.endswith("\t-") for line in listed[1:])
+
+
+def test_students_link_needs_the_public_url_and_a_course_that_exists(tmp_path: Path) -> None:
+    env = {"AUTOGRADER_DATA_DIR": str(tmp_path)}
+    assert run("keys", "create", "--course", "ml-101", env=env).returncode == 0
+    student = ("--student", "ada")
+    no_url = run("students", "link", "--course", "ml-101", *student, env=env)
+    env["AUTOGRADER_PUBLIC_URL"] = "https://grader.test"
+    typo = run("students", "link", "--course", "ml-1O1", *student, env=env)
+    for result, why in [(no_url, "set AUTOGRADER_PUBLIC_URL"), (typo, "no course 'ml-1O1'")]:
+        assert result.returncode == 2
+        assert why in result.stderr and len(result.stderr.splitlines()) == 1

@@ -1,20 +1,31 @@
-// Every call the page makes to the service, in one place. After an LTI launch the page was
-// opened as /exercises/<slug>#lti_session=<token>: the page then works as the launched student,
-// through /lti/submissions with that token (authHeaders), so grades flow back to the LMS.
+// Every call the page makes to the service, in one place, and who the page works as:
+// - after an LTI launch, the page was opened as /exercises/<slug>#lti_session=<token>: it works as
+//   the launched student through /lti/submissions, so grades flow back to the LMS;
+// - with a student link (`autograder students link`), opened as ...#student_token=<token>: it
+//   works as that student of that course through /v1, on every exercise page of this service;
+// - otherwise as whoever the service lets in without a credential (it runs open on loopback).
+import { forget, load, save } from "./storage.js";
 
 const LTI_KEY = `autograder:lti-session:${window.location.pathname}`;
+const LINK_KEY = "autograder:student-token";
 
-// The token leaves the address bar at once (bookmarks, history, shared links), and stays in this
-// tab's sessionStorage so a reload keeps working. It came in the fragment: never sent to a server.
-function launchToken() {
+// A token leaves the address bar at once (bookmarks, history, shared links). It came in the
+// fragment: never sent to a server.
+function takeFromFragment(name) {
   const fragment = new URLSearchParams(window.location.hash.slice(1));
-  const fromLaunch = fragment.get("lti_session");
-  if (fromLaunch) {
-    fragment.delete("lti_session");
+  const token = fragment.get(name);
+  if (token) {
+    fragment.delete(name);
     const rest = fragment.toString();
     const { pathname, search } = window.location;
     window.history.replaceState(window.history.state, "", pathname + search + (rest ? `#${rest}` : ""));
   }
+  return token;
+}
+
+// An LTI session is this tab's, for this page: sessionStorage keeps it across a reload.
+function launchToken() {
+  const fromLaunch = takeFromFragment("lti_session");
   try {
     if (fromLaunch) window.sessionStorage.setItem(LTI_KEY, fromLaunch);
     return fromLaunch || window.sessionStorage.getItem(LTI_KEY);
@@ -23,15 +34,51 @@ function launchToken() {
   }
 }
 
+// A student link is this browser's until signed out: every exercise page uses it.
+function linkToken() {
+  const fromLink = takeFromFragment("student_token");
+  if (fromLink) save(LINK_KEY, fromLink);
+  return load(LINK_KEY);
+}
+
+// The student a link names, read from the token's claims (the service checks the signature).
+function linkedStudent(token) {
+  try {
+    const payload = token.split(".")[1].replaceAll("-", "+").replaceAll("_", "/");
+    const bytes = Uint8Array.from(atob(payload), (char) => char.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes)).student || null;
+  } catch {
+    return null;
+  }
+}
+
 const ltiSession = launchToken();
+const studentToken = ltiSession ? null : linkToken();
 
 // True when the page works as a launched LTI student (the identity is the launch's).
 export const launched = Boolean(ltiSession);
+// The student a link signs in, or null.
+export const student = studentToken ? linkedStudent(studentToken) : null;
+// True when the page has a credential: a launch or a student link.
+export const signedIn = launched || Boolean(studentToken);
+
+export function signOut() {
+  forget(LINK_KEY);
+}
 
 const BASE = launched ? "/lti" : "/v1";
 
 function authHeaders() {
-  return launched ? { Authorization: `Bearer ${ltiSession}` } : {};
+  const token = ltiSession || studentToken;
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+// What the service refused, with whether signing in (again) is the way out.
+export class CallRefused extends Error {
+  constructor(message, status) {
+    super(message);
+    this.needsSignIn = status === 401;
+  }
 }
 
 async function call(path, options = {}) {
@@ -43,14 +90,16 @@ async function call(path, options = {}) {
   if (!response.ok) {
     // The service answers errors as RFC 9457 problem documents.
     const detail = body?.detail || body?.title || response.statusText;
-    throw new Error(`${detail} (HTTP ${response.status})`);
+    throw new CallRefused(`${detail} (HTTP ${response.status})`, response.status);
   }
   return body;
 }
 
 export function submit(exercise, source, studentId) {
-  // A launch's token names the exercise and the student itself.
-  const body = launched ? { source } : { exercise, source, student_id: studentId || undefined };
+  // A launch's token names the exercise and the student; a link's token names the student.
+  let body = { exercise, source, student_id: studentId || undefined };
+  if (launched) body = { source };
+  else if (studentToken) body = { exercise, source };
   return call("/submissions", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -63,8 +112,8 @@ export function getSubmission(id) {
 }
 
 export function history(studentId, exercise) {
-  const query = launched
-    ? new URLSearchParams({ limit: "20" })
-    : new URLSearchParams({ student_id: studentId, exercise, limit: "20" });
-  return call(`/submissions?${query}`);
+  let query = { student_id: studentId, exercise, limit: "20" };
+  if (launched) query = { limit: "20" };
+  else if (studentToken) query = { exercise, limit: "20" };
+  return call(`/submissions?${new URLSearchParams(query)}`);
 }

@@ -4,6 +4,7 @@ import katex from "katex";
 import * as api from "./api.js";
 import { createEditor } from "./editor.js";
 import { renderHistory, renderMessage, renderReport } from "./report.js";
+import { needsSignIn, showHowToGetIn, showStudent } from "./signin.js";
 import { load, save } from "./storage.js";
 import "./page.css";
 
@@ -16,6 +17,8 @@ const reportBox = document.getElementById("report");
 const historyList = document.getElementById("history");
 const submitButton = document.getElementById("submit");
 const studentInput = document.getElementById("student-id");
+const signInNotice = document.getElementById("sign-in");
+const loadCodeButton = document.getElementById("load-code");
 
 for (const node of document.querySelectorAll(".statement .math")) {
   katex.render(node.textContent, node, {
@@ -31,11 +34,16 @@ const editor = createEditor(editorHost, {
   label: editorHost.dataset.label,
 });
 
-// Who the history belongs to: the launched LTI student (no field to type), or else an id this
-// browser made up once, or the one the student types.
+// Who the history belongs to: the launched LTI student or the linked one (no field to type), or
+// else an id this browser made up once, or the one the student types. Where the service needs a
+// credential and the page has none, the page says how to get in instead.
 const STUDENT_KEY = "autograder:student-id";
-if (api.launched) {
-  studentInput.closest("p").hidden = true;
+const who = document.getElementById("who");
+const locked = needsSignIn(data);
+if (api.launched || locked) {
+  who.hidden = true;
+} else if (api.student) {
+  showStudent(who);
 } else {
   studentInput.value = load(STUDENT_KEY) || `student-${crypto.randomUUID().slice(0, 8)}`;
   save(STUDENT_KEY, studentInput.value);
@@ -49,14 +57,25 @@ function say(text) {
   statusLine.textContent = text;
 }
 
+// A refused credential (a link expired or revoked, a launch's session run out) signs the page out.
+function signedOut(error) {
+  if (!error.needsSignIn) return false;
+  api.signOut();
+  submitButton.disabled = true;
+  who.hidden = true;
+  showHowToGetIn(signInNotice, error.message);
+  say("Not graded: sign in again.");
+  return true;
+}
+
 async function refreshHistory() {
   const studentId = studentInput.value.trim();
-  if (!studentId && !api.launched) return;
+  if (locked || (!studentId && !api.signedIn)) return;
   try {
     const page = await api.history(studentId, data.slug);
     renderHistory(historyList, page.items, openSubmission);
   } catch (error) {
-    renderMessage(historyList, `Could not load your submissions: ${error.message}`);
+    if (!signedOut(error)) renderMessage(historyList, `Could not load your submissions: ${error.message}`);
   }
 }
 
@@ -74,17 +93,29 @@ function show(submission) {
   say(`Graded: ${submission.report.message || submission.report.status}`);
 }
 
+// A past submission: its report, and its code one click away from the editor.
+let openedSource = null;
 async function openSubmission(id) {
   try {
-    show(await follow(id));
+    const submission = await follow(id);
+    show(submission);
+    openedSource = submission.source ?? null;
+    loadCodeButton.hidden = openedSource === null;
     reportBox.focus();
   } catch (error) {
-    say(`Could not load that submission: ${error.message}`);
+    if (!signedOut(error)) say(`Could not load that submission: ${error.message}`);
   }
 }
 
+loadCodeButton.addEventListener("click", () => {
+  editor.replace(openedSource);
+  loadCodeButton.hidden = true;
+  say("That submission's code is in the editor; Undo (Ctrl+Z) brings yours back.");
+});
+
 submitButton.addEventListener("click", async () => {
   submitButton.disabled = true;
+  loadCodeButton.hidden = true;
   say("Sending…");
   try {
     const accepted = await api.submit(data.slug, editor.source(), studentInput.value.trim());
@@ -92,10 +123,10 @@ submitButton.addEventListener("click", async () => {
     show(await follow(accepted.id));
     refreshHistory();
   } catch (error) {
+    if (signedOut(error)) return;
     say(`Not graded: ${error.message}`);
-  } finally {
-    submitButton.disabled = false;
   }
+  submitButton.disabled = false;
 });
 
 document.getElementById("reset").addEventListener("click", () => {
@@ -105,6 +136,11 @@ document.getElementById("reset").addEventListener("click", () => {
 });
 
 // Ready for input (the browser test waits for this too).
-submitButton.disabled = false;
+if (locked) {
+  showHowToGetIn(signInNotice);
+  renderMessage(historyList, "Sign in to see your submissions.");
+} else {
+  submitButton.disabled = false;
+  refreshHistory();
+}
 document.body.dataset.ready = "true";
-refreshHistory();

@@ -18,3 +18,12 @@ export function save(key, value) {
     memory.set(key, value);
   }
 }
+
+export function forget(key) {
+  try {
+    window.localStorage.removeItem(key);
+  } catch {
+    // refused storage: only the memory copy exists
+  }
+  memory.delete(key);
+}
