@@ -111,9 +111,7 @@ def test_a_link_ends_when_it_expires_or_is_revoked(client: TestClient) -> None:
     assert "revoked" in refusal(client, ada)
 
 
-def test_a_forged_link_opens_nothing(
-    client: TestClient, make_settings: SettingsFactory
-) -> None:
+def test_a_forged_link_opens_nothing(client: TestClient, make_settings: SettingsFactory) -> None:
     ada = link(client, "ml-101", "ada")
     header, claims, signature = ada.removeprefix(student_links.TOKEN_PREFIX).split(".")
     tampered = f"{student_links.TOKEN_PREFIX}{header}.{claims}.{signature[::-1]}"
@@ -146,9 +144,7 @@ def test_a_link_is_minted_only_for_a_student_of_a_course(
     ("text", "lifetime"),
     [("90m", timedelta(minutes=90)), ("12h", timedelta(hours=12)), ("2w", timedelta(weeks=2))],
 )
-def test_a_lifetime_is_read_in_minutes_hours_days_or_weeks(
-    text: str, lifetime: timedelta
-) -> None:
+def test_a_lifetime_is_read_in_minutes_hours_days_or_weeks(text: str, lifetime: timedelta) -> None:
     assert student_links.parse_lifetime(text) == lifetime
 
 

@@ -14,30 +14,25 @@ from urllib.parse import urlparse
 import httpx
 import pytest
 from app_support import ROOT, SEED, wait_until
+from browser_support import (
+    SHOTS,
+    chromium,
+    open_page,
+    skip_without_a_browser,
+    submit,
+    type_solution,
+)
 from platform_support import CLIENT_ID, DEPLOYMENT_ID, ISSUER, Platform, serve_platform
+from playwright.sync_api import expect
 from test_server import free_port, server
 
 from app.db import Database
 from app.lti.registrations import add_platform
-from app.ui import page as ui_page
 
 pytestmark = pytest.mark.slow
+skip_without_a_browser()
 
-CHROMIUM = Path("/usr/bin/chromium")
-SHOTS = ROOT / "var" / "screenshots"
 CORRECT = (ROOT / "tests" / "submissions" / SEED / "correct.py").read_text()
-
-if not CHROMIUM.exists():
-    pytest.skip(
-        f"{CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium)",
-        allow_module_level=True,
-    )
-if not ui_page.assets_built():
-    pytest.skip(
-        f"the page's bundle is not built: run `{ui_page.BUILD_HINT}`", allow_module_level=True
-    )
-
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 
 @pytest.fixture
@@ -94,29 +89,18 @@ def test_a_launched_student_solves_the_exercise_and_the_grade_reaches_the_lms(
     tool: httpx.Client, platform: Platform
 ) -> None:
     exercise_page = launch(tool, platform)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
         requests: list[str] = []
         page.on("request", lambda request: requests.append(request.url))
-        page.goto(exercise_page)
-        expect(page.locator("body")).to_have_attribute("data-ready", "true")
+        open_page(page, exercise_page)
         # The token left the address bar; the identity is the launch's, not a typed id.
         assert "lti_session" not in page.url
         assert page.url.endswith(f"/exercises/{SEED}")
         expect(page.locator("#student-id")).to_be_hidden()
 
-        page.locator(".cm-content").click()
-        page.keyboard.press("Control+A")
-        page.keyboard.insert_text(CORRECT)
-        page.locator("#submit").click()
-        expect(page.locator("#status")).to_contain_text("Graded", timeout=60_000)
+        type_solution(page, CORRECT)
+        submit(page)
         report = page.locator("#report")
         expect(report.locator(".verdict")).to_contain_text("All tests passed")
         expect(report).not_to_contain_text("null")  # no diagnosis: no section, not "null"
@@ -136,8 +120,6 @@ def test_a_launched_student_solves_the_exercise_and_the_grade_reaches_the_lms(
         page.reload()
         expect(page.locator("body")).to_have_attribute("data-ready", "true")
         expect(page.locator("#history li")).to_have_count(1)
-        browser.close()
-    assert errors == []
     api_calls = [urlparse(url).path for url in requests if "/submissions" in url]
     assert api_calls and all(path.startswith("/lti/submissions") for path in api_calls)
     assert not any("lti_session" in url for url in requests)

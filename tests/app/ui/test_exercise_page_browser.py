@@ -9,33 +9,26 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from app_support import ROOT, SEED
+from browser_support import (
+    SHOTS,
+    chromium,
+    open_page,
+    skip_without_a_browser,
+    submit,
+    type_solution,
+)
+from playwright.sync_api import Browser, expect
 from test_server import free_port, server
 
-from app.ui import page as ui_page
-
 pytestmark = pytest.mark.slow
+skip_without_a_browser()
 
-CHROMIUM = Path("/usr/bin/chromium")
-SHOTS = ROOT / "var" / "screenshots"
 SUBMISSIONS = ROOT / "tests" / "submissions" / SEED
 CORRECT = (SUBMISSIONS / "correct.py").read_text()
 WRONG = (SUBMISSIONS / "missing_scaling.py").read_text()
-
-if not CHROMIUM.exists():
-    pytest.skip(
-        f"{CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium)",
-        allow_module_level=True,
-    )
-if not ui_page.assets_built():
-    pytest.skip(
-        f"the page's bundle is not built: run `{ui_page.BUILD_HINT}`", allow_module_level=True
-    )
-
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright  # noqa: E402
 
 # The port of the LMS's course page that frames the exercise page: an allowed frame ancestor.
 COURSE_PORT = free_port()
@@ -51,40 +44,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+    with chromium() as browser:
         yield browser
-        browser.close()
-
-
-def open_page(page: Page, url: str) -> None:
-    errors: list[str] = []
-
-    def on_console(message: ConsoleMessage) -> None:
-        # What the Content-Security-Policy blocks (an inline script or style, eval) shows here.
-        if "Content Security Policy" in message.text:
-            errors.append(message.text)
-
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", on_console)
-    page.goto(url)
-    expect(page.locator("body")).to_have_attribute("data-ready", "true")
-    assert errors == []
-
-
-def type_solution(page: Page, source: str) -> None:
-    page.locator(".cm-content").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text(source)
-
-
-def submit(page: Page) -> None:
-    page.locator("#submit").click()
-    expect(page.locator("#status")).to_contain_text("Graded", timeout=60_000)
 
 
 def test_a_student_solves_the_seed_exercise(browser: Browser, base_url: str) -> None:

@@ -1,0 +1,70 @@
+"""What the browser tests share: Debian's Chromium, headless, driven by Playwright (never a browser
+a tool downloads); the page's bundle; screenshots in var/screenshots for a person to look at; and
+the few gestures a student makes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from app_support import ROOT
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
+
+from app.ui import page as ui_page
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "var" / "screenshots"
+
+
+def skip_without_a_browser() -> None:
+    """At a browser test module's top: skip it, saying why, where it cannot run."""
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"{CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium)",
+            allow_module_level=True,
+        )
+    if not ui_page.assets_built():
+        pytest.skip(
+            f"the page's bundle is not built: run `{ui_page.BUILD_HINT}`", allow_module_level=True
+        )
+
+
+@contextmanager
+def chromium() -> Iterator[Browser]:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield browser
+        browser.close()
+
+
+def open_page(page: Page, url: str) -> None:
+    """Open a page of the service and wait until its script is ready; nothing may fail on the
+    way, nor be blocked by the Content-Security-Policy (an inline script or style, eval)."""
+    errors: list[str] = []
+
+    def on_console(message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            errors.append(message.text)
+
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", on_console)
+    page.goto(url)
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    assert errors == []
+
+
+def type_solution(page: Page, source: str) -> None:
+    page.locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(source)
+
+
+def submit(page: Page) -> None:
+    page.locator("#submit").click()
+    expect(page.locator("#status")).to_contain_text("Graded", timeout=60_000)

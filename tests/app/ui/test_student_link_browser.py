@@ -1,0 +1,125 @@
+"""A course without an LMS, keys required: a student without a link is told how to get in; with
+the link an instructor minted (`autograder students link`), they solve the exercise on the page,
+reopen a past submission's code, and are signed out once the link is revoked. Real server, real
+sandbox, Debian's Chromium; screenshots in var/screenshots."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from app_support import ROOT, SEED
+from browser_support import (
+    SHOTS,
+    chromium,
+    open_page,
+    skip_without_a_browser,
+    submit,
+    type_solution,
+)
+from playwright.sync_api import Browser, expect
+from test_server import AUTOGRADER, free_port, server
+
+pytestmark = pytest.mark.slow
+skip_without_a_browser()
+
+SUBMISSIONS = ROOT / "tests" / "submissions" / SEED
+CORRECT = (SUBMISSIONS / "correct.py").read_text()
+WRONG = (SUBMISSIONS / "missing_scaling.py").read_text()
+
+
+@dataclass(frozen=True)
+class Course:
+    url: str
+    env: dict[str, str]  # what `autograder` commands of this deployment run with
+
+    def command(self, *args: str) -> str:
+        result = subprocess.run(
+            [AUTOGRADER, *args],
+            env={**os.environ, **self.env},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return result.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Course]:
+    data_dir: Path = tmp_path_factory.mktemp("serve")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        "AUTOGRADER_DATA_DIR": str(data_dir),
+        "AUTOGRADER_SECRET": "integration",  # the server's (test_server.server)
+        "AUTOGRADER_PUBLIC_URL": url,
+    }
+    with server(data_dir, port, AUTOGRADER_REQUIRE_API_KEYS="true", AUTOGRADER_PUBLIC_URL=url):
+        course = Course(url, env)
+        course.command("keys", "create", "--course", "ml-101", "--role", "instructor")
+        yield course
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as browser:
+        yield browser
+
+
+def test_without_a_link_the_page_says_how_to_get_in(browser: Browser, course: Course) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    open_page(page, f"{course.url}/exercises/{SEED}")
+    notice = page.locator("#sign-in")
+    expect(notice).to_contain_text("Sign in to submit.")
+    expect(notice).to_contain_text("personal link your instructor sent you")
+    expect(page.locator("#submit")).to_be_disabled()
+    expect(page.locator("#history")).to_contain_text("Sign in to see your submissions.")
+    expect(page.locator("body")).not_to_contain_text("HTTP 401")
+    page.screenshot(path=SHOTS / "student-link-signed-out.png")
+    page.close()
+
+
+def test_a_linked_student_solves_the_exercise_until_the_link_is_revoked(
+    browser: Browser, course: Course
+) -> None:
+    link = course.command("students", "link", "--course", "ml-101", "--student", "ada")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    open_page(page, link)  # the list of exercises
+    assert "student_token" not in page.url
+    expect(page.locator("#who")).to_have_text("Signed in as ada · Sign out")
+    page.locator(f'a[href="/exercises/{SEED}"]').click()
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#who")).to_contain_text("Signed in as ada")
+    expect(page.locator("#student-id")).to_be_hidden()
+
+    type_solution(page, WRONG)
+    submit(page)
+    type_solution(page, CORRECT)
+    submit(page)
+    expect(page.locator("#report .verdict")).to_contain_text("All tests passed")
+    history = page.locator("#history li")
+    expect(history).to_have_count(2)
+
+    # The first attempt's code comes back into the editor, with its report.
+    history.nth(1).locator("button").click()
+    expect(page.locator("#report .verdict")).to_contain_text("Some tests failed")
+    scaling = "scores = scores / (attention_dim ** 0.5)"  # what the first attempt lacked
+    expect(page.locator(".cm-content")).to_contain_text(scaling)
+    page.locator("#load-code").click()
+    expect(page.locator(".cm-content")).not_to_contain_text(scaling)
+    expect(page.locator(".cm-content")).to_contain_text("scores = q @ torch.transpose(k, 1, 2)")
+    page.screenshot(path=SHOTS / "student-link-past-code.png", full_page=True)
+
+    course.command("students", "revoke", "--course", "ml-101", "--student", "ada")
+    page.reload()
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    notice = page.locator("#sign-in")
+    expect(notice).to_contain_text("You are signed out: this student link is not valid")
+    expect(page.locator("#submit")).to_be_disabled()
+    page.screenshot(path=SHOTS / "student-link-revoked.png")
+    page.close()
