@@ -10,6 +10,7 @@ a process holding the secret can do that, which rules out a migration run on its
 from __future__ import annotations
 
 import base64
+import logging
 from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -22,14 +23,20 @@ from sqlalchemy.orm import Session
 
 from app.db import Database
 from app.lti.models import LtiToolKey
+from app.problems import Problem
 from app.settings import AppSettings
+
+log = logging.getLogger(__name__)
 
 _KEY_ID = 1
 _CLEAR_PEM = "-----BEGIN"
 
 
-class ToolKeyUnreadable(Exception):
-    """The stored key was encrypted under another master secret."""
+class ToolKeyUnreadable(Problem):
+    """The stored key was encrypted under another master secret: LTI is out of service until the
+    operator restores the secret (a 503 in words, and an error in the log, not a 500)."""
+
+    status, kind, title = 503, "lti-tool-key-unreadable", "LTI tool key unreadable"
 
 
 class ToolKey:
@@ -77,9 +84,11 @@ def _read(row: LtiToolKey, cipher: Fernet) -> ToolKey:
     try:
         return ToolKey(cipher.decrypt(row.private_pem.encode()).decode())
     except InvalidToken:
-        raise ToolKeyUnreadable(
+        unreadable = ToolKeyUnreadable(
             "the LTI tool key in the database was encrypted under another AUTOGRADER_SECRET"
-        ) from None
+        )
+        log.error("%s: restore the secret it was made under", unreadable)
+        raise unreadable from None
 
 
 def _stored(session: Session) -> LtiToolKey | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from app_support import ClientFactory, SettingsFactory
 from pydantic import SecretStr
 
 from app.db import Database
@@ -55,3 +56,14 @@ def test_a_key_under_another_secret_is_refused(database: Database, settings: App
     with pytest.raises(ToolKeyUnreadable, match="AUTOGRADER_SECRET"):
         tool_key(database, other)
     assert tool_key(database, settings).jwks()  # nothing was overwritten
+
+
+def test_a_key_under_another_secret_puts_lti_out_of_service_in_words(
+    make_client: ClientFactory, make_settings: SettingsFactory
+) -> None:
+    first = make_client(make_settings())
+    assert first.get("/lti/jwks").status_code == 200  # the key is made under test-secret
+    moved = make_client(make_settings(secret="a secret lost and remade"))
+    response = moved.get("/lti/jwks")
+    assert response.status_code == 503
+    assert response.json()["detail"].endswith("encrypted under another AUTOGRADER_SECRET")
