@@ -24,6 +24,9 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _MIGRATION_LOCK_ID = 0x61677231  # "agr1"
 
 
+_CONNECT_TIMEOUT_S = 5
+
+
 def create_db_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -33,7 +36,15 @@ def create_db_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=10,
+        max_overflow=20,
+        # A server that accepts and never answers fails the request in seconds instead of holding
+        # it (and a thread of the pool) until the operating system gives up on the socket.
+        connect_args={"connect_timeout": _CONNECT_TIMEOUT_S},
+    )
 
 
 def _create_private(path: Path) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import socket
 import stat
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
+from sqlalchemy.exc import OperationalError
 
 from app.api_keys import create_key, find_key
 from app.db import Database, migrate
@@ -88,3 +91,25 @@ def test_api_keys_are_stored_hashed_and_found_by_key(database_url: str) -> None:
             assert find_key(session, key + "x") is None
     finally:
         database.close()
+
+
+def test_a_database_server_that_never_answers_fails_a_connection_instead_of_holding_it() -> None:
+    with socket.socket() as silent:  # accepts connections (the kernel does) and says nothing
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        database = Database.from_url(f"postgresql+psycopg://nobody@127.0.0.1:{port}/test")
+        outcome: list[BaseException] = []
+
+        def connect() -> None:
+            try:
+                database.ping()
+            except BaseException as error:
+                outcome.append(error)
+
+        attempt = threading.Thread(target=connect, daemon=True)
+        attempt.start()
+        attempt.join(timeout=60)  # without a connect timeout, the kernel's: minutes
+        database.close()
+    assert not attempt.is_alive(), "the connection attempt hangs"
+    assert isinstance(outcome[0], OperationalError)
