@@ -1,23 +1,28 @@
 """Domain errors of the service, and the one place that turns them into RFC 9457 problems.
 
     Problem                       (any status; `type` names the kind, `title` says it in words)
-    ├── Unauthorized              401  no API key, or one that is not known
-    ├── NotFound                  404
+    ├── Unauthorized              401  no credential, or one that is not known, expired, revoked
+    ├── OtherStudent              403  a student submitting as someone else
+    ├── NotFound                  404  (or not the caller's to see: app.access)
     │   ├── UnknownExercise
     │   └── SubmissionNotFound
     ├── NotFinished               409  results asked of a submission still being graded
     ├── IdempotencyKeyReused      422  the same Idempotency-Key with another request body
+    ├── ReservedStudentId         422  an `lti:` student id from anything but a launch
     ├── CallbackUrlRefused        422  a callback_url the service will not call (SSRF)
     ├── PayloadTooLarge           413  source (or body) over the limit
     ├── RateLimited               429  with Retry-After
+    ├── CourseQueueFull           429  with Retry-After: the course's share of the queue is taken
     ├── QueueFull                 503  with Retry-After: the work is refused, never dropped
-    └── StorageFull               503  with Retry-After: the disk or the database is full
+    ├── StorageFull               503  with Retry-After: the disk or the database is full
+    └── app.lti.tool_key.ToolKeyUnreadable  503  the LTI key is under another secret
 
 Routes and dependencies raise these; `install(app)` answers every one of them, and FastAPI's
 validation errors, malformed JSON, plain HTTP errors and anything unforeseen, as
 `application/problem+json`. A full disk is told apart from other failures of a write (ENOSPC,
 SQLite's SQLITE_FULL, PostgreSQL's disk_full) and answered as StorageFull. Nothing else in the
-service catches errors to shape responses.
+service catches errors to shape responses. How routes document them in OpenAPI is
+app.problem_docs'.
 """
 
 from __future__ import annotations
@@ -39,13 +44,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 log = logging.getLogger(__name__)
 
 MEDIA_TYPE = "application/problem+json"
-_TYPE_PREFIX = "urn:autograder:problem:"
+TYPE_PREFIX = "urn:autograder:problem:"
 
 
 class ProblemDetail(BaseModel):
     """RFC 9457 problem details. `errors` lists the fields at fault in a 422."""
 
-    type: str = Field(examples=[f"{_TYPE_PREFIX}unknown-exercise"])
+    type: str = Field(examples=[f"{TYPE_PREFIX}unknown-exercise"])
     title: str = Field(examples=["Unknown exercise"])
     status: int = Field(examples=[404])
     detail: str = Field(examples=["no exercise is called 'attention'"])
@@ -150,7 +155,7 @@ def problem_response(
     errors: list[dict[str, Any]] | None = None,
 ) -> JSONResponse:
     body = ProblemDetail(
-        type=f"{_TYPE_PREFIX}{kind}" if kind else "about:blank",
+        type=f"{TYPE_PREFIX}{kind}" if kind else "about:blank",
         title=title,
         status=status,
         detail=detail,
@@ -259,50 +264,3 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(OSError, _on_write_failure)
     app.add_exception_handler(DBAPIError, _on_write_failure)
     app.add_exception_handler(Exception, _on_unexpected)
-
-
-def responses(*problems: type[Problem]) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI `responses` for a route that may answer these problems, each with an example."""
-    documented: dict[int | str, dict[str, Any]] = {}
-    kinds: tuple[type[Problem], ...] = (*problems, _Validation)
-    for problem in kinds:
-        example = {
-            "type": f"{_TYPE_PREFIX}{problem.kind}",
-            "title": problem.title,
-            "status": problem.status,
-            "detail": _EXAMPLE_DETAILS.get(problem.kind, problem.title),
-            "instance": "/v1/...",
-        }
-        entry = documented.setdefault(
-            problem.status,
-            {
-                "description": problem.title,
-                "content": {MEDIA_TYPE: {"schema": _schema_ref(), "examples": {}}},
-            },
-        )
-        entry["content"][MEDIA_TYPE]["examples"][problem.kind] = {"value": example}
-    return documented
-
-
-class _Validation(Problem):
-    status, kind, title = 422, "invalid-request", "Invalid request"
-
-
-_EXAMPLE_DETAILS = {
-    "unauthorized": "send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`",
-    "unknown-exercise": "no exercise is called 'attention'",
-    "unknown-submission": "no submission has id '01JD0000000000000000000000'",
-    "not-finished": "submission 01JD0000000000000000000000 is queued",
-    "idempotency-key-reused": "this Idempotency-Key was used with another request body",
-    "callback-url-refused": "callback_url: 10.0.0.7 is a private address; webhooks go to "
-    "public addresses only",
-    "payload-too-large": "the source is 300000 bytes; the limit is 262144",
-    "rate-limited": "student 's1' may submit 60 times a minute",
-    "queue-full": "256 submissions are waiting; retry later",
-    "storage-full": "no room left to store this; retry later",
-    "invalid-request": "body.exercise: Field required",
-}
-
-
-def _schema_ref() -> dict[str, str]:
-    return {"$ref": "#/components/schemas/ProblemDetail"}

@@ -6,7 +6,8 @@ from fastapi import APIRouter
 
 from app.deps import CatalogDep, ExerciseDep
 from app.exercises.schemas import ExercisePublic, ExerciseSummary
-from app.problems import Unauthorized, UnknownExercise, responses
+from app.problem_docs import responses
+from app.problems import Unauthorized, UnknownExercise
 
 router = APIRouter(prefix="/exercises", tags=["exercises"])
 

@@ -27,13 +27,13 @@ from app.deps import (
 from app.lti import passback
 from app.lti.sessions import LaunchSession
 from app.models import Submission
+from app.problem_docs import responses
 from app.problems import (
     PayloadTooLarge,
     QueueFull,
     RateLimited,
     SubmissionNotFound,
     Unauthorized,
-    responses,
 )
 from app.signed_tokens import InvalidToken
 from app.submissions import service as submissions

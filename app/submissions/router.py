@@ -13,6 +13,7 @@ from app import access
 from app.auth import Principal, PrincipalDep
 from app.deps import ApiDep, IdempotencyKeyDep, NewSubmissionDep, SessionDep, find_submission
 from app.models import Submission, SubmissionStatus
+from app.problem_docs import responses
 from app.problems import (
     CallbackUrlRefused,
     CourseQueueFull,
@@ -27,7 +28,6 @@ from app.problems import (
     SubmissionNotFound,
     Unauthorized,
     UnknownExercise,
-    responses,
 )
 from app.submissions import service
 from app.submissions.schemas import (
