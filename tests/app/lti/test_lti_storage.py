@@ -6,6 +6,7 @@ checked, and a malformed one is a page that says so, never a 500."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlparse
@@ -14,6 +15,7 @@ import pytest
 from app_support import SEED, ClientFactory, SettingsFactory
 from fastapi.testclient import TestClient
 from platform_support import CLIENT_ID, ISSUER, SCORE_SCOPE, Platform, post_launch, start_launch
+from scaleout_support import redis_namespace
 from sqlalchemy import func, select
 from tool_support import registered_platform, serve_tool
 
@@ -108,6 +110,23 @@ def test_logins_are_limited_per_client_address(tool: TestClient, platform: Platf
     assert "Too many logins" in refused.text
     assert 0 < int(refused.headers["retry-after"]) <= 60 / LOGINS_PER_MINUTE + 1
     assert len(logins(tool)) == LOGINS_PER_MINUTE
+
+
+def test_replicas_on_redis_share_each_client_address_s_logins(
+    make_settings: SettingsFactory, grader: Grader, postgres_url: str
+) -> None:
+    with redis_namespace() as ns, ExitStack() as replicas:
+        settings = make_settings(
+            database_url=postgres_url,
+            broker_url=ns.url,
+            redis_prefix=ns.prefix,
+            lti_login_rate_per_client=LOGINS_PER_MINUTE,
+        )
+        first, second = (replicas.enter_context(serve_tool(settings, grader)) for _ in range(2))
+        platform = replicas.enter_context(registered_platform(first))
+        answers = [login(replica, platform) for replica in (first, second, first, second)]
+        assert [answer.status_code for answer in answers] == [302] * LOGINS_PER_MINUTE + [429]
+        assert any(key.startswith(f"{ns.prefix}rate:") for key in ns.stored_keys())
 
 
 def refused_launch(tool: TestClient, platform: Platform, expected: str) -> None:
