@@ -30,8 +30,10 @@ from grader.contract import CallOutcome, Execution, Job, Termination
 from grader.sandbox.interface import Layer
 
 ROOT = Path(__file__).resolve().parents[2]
-CORRECT = (ROOT / "tests/submissions/multi-headed-self-attention/correct.py").read_text()
 SEED = "multi-headed-self-attention"
+CORRECT = (ROOT / "tests/submissions" / SEED / "correct.py").read_text()
+# The seed's most common mistake: attention without the 1/sqrt(d) scaling.
+MISSING_SCALING = (ROOT / "tests/submissions" / SEED / "missing_scaling.py").read_text()
 
 SettingsFactory = Callable[..., AppSettings]  # make_settings(**overrides)
 

@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 from app_support import ClientFactory, FakeSandbox, SettingsFactory
+from browser_support import chromium
 from fastapi.testclient import TestClient
+from playwright.sync_api import Browser
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
@@ -162,3 +164,10 @@ def make_client(grader: Grader) -> Iterator[ClientFactory]:
 @pytest.fixture
 def client(make_client: ClientFactory, settings: AppSettings) -> TestClient:
     return make_client(settings)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One Chromium per browser test module (tests/app/browser_support.py)."""
+    with chromium() as browser:
+        yield browser

@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
-from app_support import ROOT, SEED, wait_until
+from app_support import CORRECT, SEED, wait_until
 from browser_support import (
     SHOTS,
     chromium,
@@ -31,8 +31,6 @@ from app.lti.registrations import add_platform
 
 pytestmark = pytest.mark.slow
 skip_without_a_browser()
-
-CORRECT = (ROOT / "tests" / "submissions" / SEED / "correct.py").read_text()
 
 
 @pytest.fixture

@@ -11,10 +11,9 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from app_support import ROOT, SEED
+from app_support import CORRECT, MISSING_SCALING, SEED
 from browser_support import (
     SHOTS,
-    chromium,
     open_page,
     skip_without_a_browser,
     submit,
@@ -26,9 +25,6 @@ from test_server import free_port, server
 pytestmark = pytest.mark.slow
 skip_without_a_browser()
 
-SUBMISSIONS = ROOT / "tests" / "submissions" / SEED
-CORRECT = (SUBMISSIONS / "correct.py").read_text()
-WRONG = (SUBMISSIONS / "missing_scaling.py").read_text()
 
 # The port of the LMS's course page that frames the exercise page: an allowed frame ancestor.
 COURSE_PORT = free_port()
@@ -40,12 +36,6 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     course = f'["http://localhost:{COURSE_PORT}"]'
     with server(tmp_path_factory.mktemp("serve"), port, AUTOGRADER_FRAME_ANCESTORS=course):
         yield f"http://127.0.0.1:{port}"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
 
 
 def test_a_student_solves_the_seed_exercise(browser: Browser, base_url: str) -> None:
@@ -66,7 +56,7 @@ def test_a_student_solves_the_seed_exercise(browser: Browser, base_url: str) -> 
     expect(report.locator("tbody tr.failed")).to_have_count(0)
     page.screenshot(path=SHOTS / "desktop-passed.png", full_page=True)
 
-    type_solution(page, WRONG)
+    type_solution(page, MISSING_SCALING)
     submit(page)
     expect(report.locator(".verdict")).to_contain_text("Some tests failed")
     expect(report.locator(".diagnosis")).to_contain_text("without the 1/sqrt(d) scaling")
@@ -107,7 +97,7 @@ def test_the_page_works_on_a_phone(browser: Browser, base_url: str) -> None:
     )
     page = context.new_page()
     open_page(page, f"{base_url}/exercises/{SEED}")
-    type_solution(page, WRONG)
+    type_solution(page, MISSING_SCALING)
     submit(page)
     expect(page.locator("#report .diagnosis")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from app_support import ROOT, SEED
+from app_support import CORRECT, MISSING_SCALING, SEED
 from browser_support import (
     SHOTS,
-    chromium,
     open_page,
     skip_without_a_browser,
     submit,
@@ -26,10 +25,6 @@ from test_server import AUTOGRADER, free_port, server
 
 pytestmark = pytest.mark.slow
 skip_without_a_browser()
-
-SUBMISSIONS = ROOT / "tests" / "submissions" / SEED
-CORRECT = (SUBMISSIONS / "correct.py").read_text()
-WRONG = (SUBMISSIONS / "missing_scaling.py").read_text()
 
 
 @dataclass(frozen=True)
@@ -65,12 +60,6 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Course]:
         yield course
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
-
-
 def test_without_a_link_the_page_says_how_to_get_in(browser: Browser, course: Course) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     open_page(page, f"{course.url}/exercises/{SEED}")
@@ -97,7 +86,7 @@ def test_a_linked_student_solves_the_exercise_until_the_link_is_revoked(
     expect(page.locator("#who")).to_contain_text("Signed in as ada")
     expect(page.locator("#student-id")).to_be_hidden()
 
-    type_solution(page, WRONG)
+    type_solution(page, MISSING_SCALING)
     submit(page)
     type_solution(page, CORRECT)
     submit(page)
