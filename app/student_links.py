@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any, cast
 from urllib.parse import quote
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from app.commands import CommandRefused
@@ -102,7 +103,7 @@ def revoke(session: Session, *, course: str, student: str) -> int:
         )
         .values(revoked_at=now)
     )
-    return result.rowcount  # type: ignore[attr-defined, no-any-return]
+    return cast(CursorResult[Any], result).rowcount
 
 
 def list_links(session: Session, course: str | None) -> list[tuple[StudentLink, str]]:
