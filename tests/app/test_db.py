@@ -14,8 +14,9 @@ from sqlalchemy import inspect
 from sqlalchemy.exc import OperationalError
 
 from app.api_keys import create_key, find_key
+from app.courses import course_named
 from app.db import Database, migrate
-from app.models import Base, Role, Submission, SubmissionStatus
+from app.models import DEFAULT_COURSE_ID, Base, Role, Submission, SubmissionStatus
 
 
 def test_upgrade_head_on_an_empty_database_makes_every_table(database_url: str) -> None:
@@ -89,6 +90,16 @@ def test_api_keys_are_stored_hashed_and_found_by_key(database_url: str) -> None:
             found = find_key(session, key)
             assert found is not None and found.name == "lms"
             assert find_key(session, key + "x") is None
+    finally:
+        database.close()
+
+
+def test_a_course_made_after_the_migrations_gets_an_id_of_its_own(database_url: str) -> None:
+    database = Database.from_url(database_url)  # the migrations inserted the default course
+    try:
+        database.migrate()
+        with database.session() as session:
+            assert course_named(session, "ml-101").id != DEFAULT_COURSE_ID
     finally:
         database.close()
 

@@ -1,4 +1,6 @@
-"""Student links: a course's way in for students without an LMS (app.student_links).
+"""Student links: a course's way in for students without an LMS (app.student_links). And on
+PostgreSQL, the courses' id sequence moves past the default course, which 0004 inserted with its
+id given: until then the first course made after it collided with it.
 
 Revision ID: 0005
 Revises: 0004
@@ -21,6 +23,11 @@ _WHEN = sa.DateTime(timezone=True)
 
 
 def upgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute(
+            "SELECT setval(pg_get_serial_sequence('courses', 'id'), "
+            "(SELECT coalesce(max(id), 1) FROM courses))"
+        )
     op.create_table(
         "student_links",
         sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
