@@ -1,4 +1,5 @@
-"""Who may see what: every submission route, for every role, in its own and another course; the
+"""Who may see what, on SQLite and on PostgreSQL: every submission route, for every role, in its own
+and another course; the
 reserved `lti:` students; the source and callback shown only to whom they belong; and a
 course's cap on work in flight. (Callbacks point at a closed port on loopback: nothing leaves.)"""
 
@@ -52,8 +53,12 @@ def linked_student(client: TestClient, course: str, student: str) -> Caller:
 
 
 @pytest.fixture
-def courses(make_client: ClientFactory, make_settings: SettingsFactory) -> Iterator[Course]:
-    settings = make_settings(require_api_keys=True, webhook_allowed_hosts=["127.0.0.1"])
+def courses(
+    make_client: ClientFactory, make_settings: SettingsFactory, database_url: str
+) -> Iterator[Course]:
+    settings = make_settings(
+        require_api_keys=True, webhook_allowed_hosts=["127.0.0.1"], database_url=database_url
+    )
     client = make_client(settings)
     callers = {
         "admin": caller(client, "ml-101", Role.ADMIN),

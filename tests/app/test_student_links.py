@@ -34,8 +34,10 @@ def bearer(token: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def client(make_client: ClientFactory, make_settings: SettingsFactory) -> TestClient:
-    client = make_client(make_settings(require_api_keys=True))
+def client(
+    make_client: ClientFactory, make_settings: SettingsFactory, database_url: str
+) -> TestClient:
+    client = make_client(make_settings(require_api_keys=True, database_url=database_url))
     api = client.app.state.api  # type: ignore[attr-defined]
     with api.database.session() as session:  # the courses exist: an instructor key made them
         create_key(session, "staff", course="ml-101", role=Role.INSTRUCTOR)
