@@ -30,7 +30,8 @@ from grader.contract import CallOutcome, Execution, Job, Termination
 from grader.sandbox.interface import Layer
 
 ROOT = Path(__file__).resolve().parents[2]
-CORRECT = (ROOT / "tests/submissions/multi-headed-self-attention/correct.py").read_text()
+SEED_EXERCISE = ROOT / "exercises/multi-headed-self-attention"
+CORRECT = (SEED_EXERCISE / "solutions/neetcode_common_answer.py").read_text()
 SEED = "multi-headed-self-attention"
 
 SettingsFactory = Callable[..., AppSettings]  # make_settings(**overrides)

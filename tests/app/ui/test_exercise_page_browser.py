@@ -21,9 +21,9 @@ pytestmark = pytest.mark.slow
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "var" / "screenshots"
-SUBMISSIONS = ROOT / "tests" / "submissions" / SEED
-CORRECT = (SUBMISSIONS / "correct.py").read_text()
-WRONG = (SUBMISSIONS / "missing_scaling.py").read_text()
+EXERCISE = ROOT / "exercises" / SEED
+CORRECT = (EXERCISE / "solutions" / "neetcode_common_answer.py").read_text()
+WRONG = (EXERCISE / "mistakes" / "missing_scaling.py").read_text()
 
 if not CHROMIUM.exists():
     pytest.skip(
