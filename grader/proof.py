@@ -26,7 +26,7 @@ from grader.errors import ExerciseDefinitionError, ReferenceFailure
 from grader.judge import NOT_ALLOWED_CODE
 from grader.plan import WEIGHTS, ExercisePlan, make_job
 from grader.promises import Promise
-from grader.proof_files import MISTAKES_FILE, Mistake, ProofFile, ProofFiles, load_proof_files
+from grader.proof_files import MISTAKES_FILE, Mistake, ProofFile, ProofFiles
 from grader.property_checks import check_properties
 from grader.report import PropertyStatus, Report, ReportStatus, TestStatus
 from grader.runner import Grader
@@ -51,10 +51,10 @@ class Proof:
         return not self.problems
 
 
-def prove(exercise: Exercise, grader: Grader, progress: Progress = lambda _: None) -> Proof:
-    """Check one exercise of `grader`'s catalog; raise ExerciseDefinitionError when its folder
-    can't be read as an exercise (mistakes.toml included)."""
-    files = load_proof_files(exercise.folder)
+def prove(
+    exercise: Exercise, files: ProofFiles, grader: Grader, progress: Progress = lambda _: None
+) -> Proof:
+    """Check one exercise of `grader`'s catalog against its files (`load_proof_files`)."""
     proof = Proof(exercise)
     proof.problems += _unfilled(exercise, files)
     proof.problems += _missing_files(exercise, files)
@@ -62,8 +62,11 @@ def prove(exercise: Exercise, grader: Grader, progress: Progress = lambda _: Non
     try:
         plan = grader.plan(exercise.spec.slug)
     except (ExerciseDefinitionError, ReferenceFailure) as error:
-        cause = f" ({type(error.__cause__).__name__}: {error.__cause__})" if error.__cause__ else ""
-        proof.problems.append(f"{_reference_path(exercise)}: {error}{cause}: fix the reference")
+        cause = error.__cause__
+        why = (
+            f" ({type(cause).__name__}: {cause})" if cause and str(cause) not in str(error) else ""
+        )
+        proof.problems.append(f"{_reference_path(exercise)}: {error}{why}: fix the reference")
         return proof
     proof.problems += _reference_problems(plan)
     grade = _grader_of(grader, exercise, progress)
@@ -138,7 +141,7 @@ def _missing_files(exercise: Exercise, files: ProofFiles) -> list[str]:
     ):
         if count < wanted:
             problems.append(
-                f"{shown(exercise.folder / kind)}/: {count} files, want at least {wanted}: add "
+                f"{shown(exercise.folder / kind)}/: has {count}, needs at least {wanted}: add "
                 + (
                     "correct files in the styles students write"
                     if kind == "solutions"
@@ -215,10 +218,10 @@ def _starter_problems(exercise: Exercise, report: Report) -> list[str]:
     if report.status is ReportStatus.REJECTED:
         return [f"{starter}: refused ({report.message}): a starter must run under the policy"]
     if report.status is not ReportStatus.FAILED or report.score > 0:
-        passed = sorted(test.name for test in report.tests if test.status is TestStatus.PASSED)
+        passed = sum(test.status is TestStatus.PASSED for test in report.tests)
         return [
-            f"{starter}: passes {', '.join(map(repr, passed))}: a starter must fail every "
-            "test: leave the work undone (raise NotImplementedError)"
+            f"{starter}: passes {passed} of {len(report.tests)} tests: a starter must fail "
+            "every test: leave the work undone (raise NotImplementedError)"
         ]
     return []
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from grader.catalog import Catalog
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 from grader.proof import Progress, Proof, caught_by, prove, shown
+from grader.proof_files import load_proof_files
 from grader.runner import Grader
 from grader.sandbox.process import ForkServerSandbox
 from grader.settings import GraderSettings
@@ -66,13 +67,20 @@ def _catalog_to_check(exercises_dir: Path, slug: str | None) -> Catalog:
 
 
 def prove_catalog(catalog: Catalog, slots: int, *, show_progress: bool = False) -> list[Proof]:
-    """Prove every exercise of the catalog with one warm sandbox."""
+    """Prove every exercise of the catalog with one warm sandbox; raise ExerciseDefinitionError,
+    before any process starts, when an exercise's proof files can't be read."""
+    files = {exercise.spec.slug: load_proof_files(exercise.folder) for exercise in catalog}
     sandbox = ForkServerSandbox(slots=slots, preload=catalog.allowed_imports())
     grader = Grader(catalog, sandbox, PROOF_SECRET)
     count = len(catalog.slugs())
     try:
         return [
-            prove(exercise, grader, _progress(index, count, exercise.spec.slug, show_progress))
+            prove(
+                exercise,
+                files[exercise.spec.slug],
+                grader,
+                _progress(index, count, exercise.spec.slug, show_progress),
+            )
             for index, exercise in enumerate(catalog, start=1)
         ]
     finally:

@@ -91,8 +91,14 @@ def _declarations(path: Path) -> dict[str, MistakeSpec]:
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
         return MistakeDeclarations.model_validate(raw).root
-    except (OSError, tomllib.TOMLDecodeError, ValidationError) as error:
+    except (OSError, tomllib.TOMLDecodeError) as error:
         raise ExerciseDefinitionError(f"{path}: {error}") from error
+    except ValidationError as error:  # one line: [name].field: what is wrong, for each
+        reasons = "; ".join(
+            f"[{'.'.join(map(str, problem['loc']))}]: {problem['msg']}"
+            for problem in error.errors()
+        )
+        raise ExerciseDefinitionError(f"{path}: {reasons}") from error
 
 
 def _python_files(folder: Path) -> list[Path]:
