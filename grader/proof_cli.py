@@ -115,7 +115,8 @@ def render_proof(proof: Proof) -> str:
             lines.append(f"  {mistake.name:<{width}}  {marks}  {codes}")
     lines += [f"PROBLEM {problem}" for problem in proof.problems]
     lines += [f"warning {warning}" for warning in proof.warnings]
-    verdict = "holds" if proof.holds else f"does not hold: {len(proof.problems)} problems"
+    count = len(proof.problems)
+    verdict = "holds" if proof.holds else f"does not hold: {count} problem{'s' * (count != 1)}"
     lines.append(f"{spec.slug} {verdict} ({shown(proof.exercise.folder)})")
     return "\n".join(lines)
 
