@@ -62,23 +62,10 @@ def prove(
     try:
         plan = grader.plan(exercise.spec.slug)
     except (ExerciseDefinitionError, ReferenceFailure) as error:
-        cause = error.__cause__
-        why = (
-            f" ({type(cause).__name__}: {cause})" if cause and str(cause) not in str(error) else ""
-        )
-        proof.problems.append(f"{_reference_path(exercise)}: {error}{why}: fix the reference")
-        return proof
+        proof.problems.append(_reference_failure(exercise, error))
+        return proof  # nothing to grade against
     proof.problems += _reference_problems(plan)
-    grade = _grader_of(grader, exercise, progress)
-    proof.problems += _starter_problems(
-        exercise, grade(exercise.folder / "starter.py", exercise.starter)
-    )
-    for solution in files.solutions:
-        proof.problems += _solution_problems(solution, grade(solution.path, solution.source))
-    for mistake in files.mistakes:
-        report = grade(mistake.path, mistake.source)
-        proof.mistakes.append((mistake, report))
-        proof.problems += _mistake_problems(plan, mistake, report)
+    _grade_files(plan, files, _grader_of(grader, exercise, progress), proof)
     proof.warnings += _same_catches(exercise, proof.mistakes)
     return proof
 
@@ -91,6 +78,27 @@ def caught_by(report: Report) -> set[str]:
 def shown(path: Path) -> str:
     """A path as the author typed it: relative to the working directory where it can be."""
     return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
+
+
+def _grade_files(
+    plan: ExercisePlan, files: ProofFiles, grade: Callable[[Path, str], Report], proof: Proof
+) -> None:
+    exercise = plan.exercise
+    starter = grade(exercise.folder / "starter.py", exercise.starter)
+    proof.problems += _starter_problems(exercise, starter)
+    for solution in files.solutions:
+        proof.problems += _solution_problems(solution, grade(solution.path, solution.source))
+    for mistake in files.mistakes:
+        report = grade(mistake.path, mistake.source)
+        proof.mistakes.append((mistake, report))
+        proof.problems += _mistake_problems(plan, mistake, report)
+
+
+def _reference_failure(exercise: Exercise, error: Exception) -> str:
+    cause, why = error.__cause__, ""
+    if cause is not None and not (str(cause) and str(cause) in str(error)):  # not said already
+        why = f" ({': '.join(filter(None, (type(cause).__name__, str(cause))))})"
+    return f"{_reference_path(exercise)}: {error}{why}: fix the reference"
 
 
 def _grader_of(
@@ -106,7 +114,7 @@ def _grader_of(
 def _unfilled(exercise: Exercise, files: ProofFiles) -> list[str]:
     folder = exercise.folder
     paths = [folder / "exercise.toml", folder / "statement.md", folder / "starter.py"]
-    paths += [_reference_file(exercise) or folder / "no reference"]
+    paths += [path for path in [_reference_file(exercise)] if path is not None]
     paths += [file.path for file in (*files.solutions, *files.mistakes)]
     paths += [*files.undeclared, folder / "mistakes" / MISTAKES_FILE]
     return [problem for path in paths for problem in _fill_in_marks(path)]

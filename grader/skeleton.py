@@ -85,25 +85,27 @@ the parameters' names and shapes. -->
 """)
 
 _MODULE = Template("""\
+# FILL IN: $role
 $imports
 
 
 class $entry(nn.Module):
     def __init__(self, embedding_dim: int) -> None:
         super().__init__()
-        # FILL IN ($role): the parameters, named as statement.md names them.
+        # FILL IN: the parameters, named as statement.md names them.
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # FILL IN ($role): x is (B, T, embedding_dim); return (B, T, embedding_dim).
+        # FILL IN: x is (B, T, embedding_dim); return (B, T, embedding_dim).
         raise NotImplementedError
 """)
 
 _FUNCTION = Template("""\
+# FILL IN: $role
 $imports
 
 
 def $entry(x: $array) -> $array:
-    # FILL IN ($role): x is (B, T, 8); return the output.
+    # FILL IN: x is (B, T, 8); return the output.
     raise NotImplementedError
 """)
 
@@ -122,10 +124,10 @@ description = "FILL IN: what this student file gets wrong"
 """
 
 _ROLES = {
-    "starter": "starter: hints for students, the work left undone",
-    "solution": "a correct file as a student writes it; name the file for its style",
-    "mistake": "a wrong file as students submit it; declare it in mistakes.toml",
-    "reference": "reference: the correct computation, a shape comment on every reshape",
+    "starter": "what students start from: the signature and hints, the work left undone.",
+    "solution": "a correct file as a student writes it; name the file for its style.",
+    "mistake": "a wrong file as students submit it; name it, declare it in mistakes.toml.",
+    "reference": "the correct computation, in the paper's names, a shape comment per reshape.",
 }
 
 
@@ -196,7 +198,5 @@ def _code(entry: str, kind: EntryKind, framework: Framework, role: str) -> str:
 
 
 def _reference(slug: str, entry: str, kind: EntryKind, framework: Framework) -> str:
-    docstring = (
-        f'"""The reference of {slug}. FILL IN: what it computes, in the paper\'s names."""\n\n'
-    )
+    docstring = f'"""The reference of {slug}."""\n\n'
     return docstring + _code(entry, kind, framework, "reference") + _REFERENCE_FOOTER

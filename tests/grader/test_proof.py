@@ -182,5 +182,8 @@ def test_an_unfilled_skeleton_fails_with_what_to_fill_in(
         f"{folder}/mistakes/mistakes.toml",
         "reference/causal_attention.py",
     }
-    assert "PROBLEM reference/causal_attention.py: CausalAttention reference failed" in out
+    assert (
+        "PROBLEM reference/causal_attention.py: CausalAttention reference failed on batch 1 "
+        "(NotImplementedError): fix the reference"
+    ) in out
     assert code == 1
