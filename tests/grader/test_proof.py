@@ -92,11 +92,16 @@ def test_each_problem_gets_a_line_naming_its_file(exercises: Path, run: Run) -> 
     with (folder / "exercise.toml").open("a", encoding="utf-8") as spec:  # the first test again
         spec.write('[[tests]]\nname = "twin"\nseed = 99\ninputs = [{ shape = [1, 4, 8] }, ')
         spec.write("{ shape = [1, 4, 8] }, { shape = [1, 4, 8] }]\n")
+        spec.write('[[promises]]\ncase = "a batch of 7"\ninput = 0\naxis = 0\nequals = 7\n')
 
     code, out, _ = run("check-exercise", SLUG)
 
     where = f"PROBLEM exercises/{SLUG}"
     found = problems(out)
+    assert found.pop(0) == (
+        f"{where}/exercise.toml: no hidden test exercises the promised case 'a batch of 7' "
+        "(input 0, axis 0 = 7): add one"
+    )
     assert found[0] == (
         f"{where}/starter.py: passes 13 of 13 tests: a starter must fail every test: leave the "
         "work undone (raise NotImplementedError)"
