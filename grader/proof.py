@@ -75,6 +75,11 @@ def caught_by(report: Report) -> set[str]:
     return {test.name for test in report.tests if test.status is not TestStatus.PASSED}
 
 
+def diagnosed(report: Report) -> list[str]:
+    """The codes of a report's findings, once each (a refusal has one finding per violation)."""
+    return list(dict.fromkeys(finding.code for finding in report.diagnosis))
+
+
 def shown(path: Path) -> str:
     """A path as the author typed it: relative to the working directory where it can be."""
     return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
@@ -257,7 +262,7 @@ def _mistake_problems(plan: ExercisePlan, mistake: Mistake, report: Report) -> l
             f"{path}: passes every visible test: add or change a visible test that shows "
             "this mistake, or move the file to solutions/ if it is right"
         )
-    got = list(dict.fromkeys(finding.code for finding in report.diagnosis))  # one per cause
+    got = diagnosed(report)
     declared = [mistake.spec.diagnosis] if mistake.spec.diagnosis else []
     if got != declared:
         problems.append(

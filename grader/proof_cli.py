@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from grader.catalog import Catalog
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
-from grader.proof import Progress, Proof, caught_by, prove, shown
+from grader.proof import Progress, Proof, caught_by, diagnosed, prove, shown
 from grader.proof_files import load_proof_files
 from grader.runner import Grader
 from grader.sandbox.process import ForkServerSandbox
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from grader.cli import Commands
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-# Hidden inputs drawn from a fixed secret: a proof is the same on every machine.
+# Not the deployment's secret: a proof needs no data dir, and draws its hidden inputs from the
+# same input sets on every machine.
 PROOF_SECRET = "check-exercise"
 
 
@@ -111,7 +112,7 @@ def render_proof(proof: Proof) -> str:
         for mistake, report in proof.mistakes:
             caught = caught_by(report)
             marks = " ".join(" x " if test.name in caught else " . " for test in spec.tests)
-            codes = ", ".join(dict.fromkeys(f.code for f in report.diagnosis)) or "-"
+            codes = ", ".join(diagnosed(report)) or "-"
             lines.append(f"  {mistake.name:<{width}}  {marks}  {codes}")
     lines += [f"PROBLEM {problem}" for problem in proof.problems]
     lines += [f"warning {warning}" for warning in proof.warnings]
