@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "var" / "screenshots"
-CORRECT = (ROOT / "tests" / "submissions" / SEED / "correct.py").read_text()
+CORRECT = (ROOT / "exercises" / SEED / "solutions" / "neetcode_common_answer.py").read_text()
 
 if not CHROMIUM.exists():
     pytest.skip(
