@@ -55,7 +55,7 @@ bench-load: install
 
 ## Grade the example solution of the seed exercise.
 grade-example: install
-	$(BIN)/autograder grade multi-headed-self-attention tests/submissions/multi-headed-self-attention/correct.py
+	$(BIN)/autograder grade multi-headed-self-attention exercises/multi-headed-self-attention/solutions/neetcode_common_answer.py
 
 clean:
 	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache web/node_modules app/ui/static/dist

@@ -34,8 +34,9 @@ from grader.settings import GraderSettings
 
 SLUG = "multi-headed-self-attention"
 ROOT = Path(__file__).resolve().parent.parent
-SUBMISSIONS = ROOT / "tests" / "submissions" / SLUG
-CORRECT = SUBMISSIONS / "correct.py"
+EXERCISE = ROOT / "exercises" / SLUG
+CORRECT = EXERCISE / "solutions" / "neetcode_common_answer.py"
+MISTAKES = EXERCISE / "mistakes"
 # The server and the in-process floor grade with the same secret, hence the same hidden inputs.
 SECRET = "benchmark"
 

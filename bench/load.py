@@ -41,8 +41,9 @@ import httpx
 import psycopg
 import redis
 from _common import (
+    CORRECT,
+    MISTAKES,
     SLUG,
-    SUBMISSIONS,
     Memory,
     Processes,
     Readiness,
@@ -83,6 +84,7 @@ EXPECTED = {
     "concat_along_sequence": Verdict("failed", ("concat-along-sequence",)),
     "softmax_over_queries": Verdict("failed", ("softmax-over-queries",)),
     "rounded_to_2_decimals": Verdict("failed", ("rounded-to-2-decimals",)),
+    "rounded_to_3_decimals": Verdict("failed", ("rounded-to-3-decimals",)),
     "extra_output_projection": Verdict("failed", ("extra-output-projection",)),
     "extra_output_projection_without_bias": Verdict("failed", ("extra-output-projection",)),
     "layers_in_another_order": Verdict("failed", ("weights-differ",)),
@@ -98,7 +100,8 @@ class Job:
 
 
 def mix(count: int, tag: str = "submission") -> list[Job]:
-    files = {path.stem: path.read_text(encoding="utf-8") for path in SUBMISSIONS.glob("*.py")}
+    files = {path.stem: path.read_text(encoding="utf-8") for path in MISTAKES.glob("*.py")}
+    files["correct"] = CORRECT.read_text(encoding="utf-8")
     if unknown := sorted(files.keys() - EXPECTED.keys()):
         raise SystemExit(f"no expected verdict for {unknown}: add them to EXPECTED")
     mistakes = itertools.cycle(sorted(name for name in files if name != "correct"))

@@ -1,4 +1,6 @@
-"""`autograder`: grade a file, list the exercises, say which sandbox layers this host allows.
+"""`autograder`: grade files, list, prove and start exercises, show the sandbox's layers.
+
+The commands that prove an exercise and start a new one are `grader.proof_cli`'s.
 
 Exit codes of `grade`: 0 when every test passes, 1 when any fails or the submission is refused,
 2 on a usage error (unknown exercise, unreadable file).
@@ -16,6 +18,7 @@ from typing import TypeAlias
 
 from grader.catalog import Catalog
 from grader.errors import UnknownExerciseError
+from grader.proof_cli import add_exercise_commands
 from grader.render import render_json, render_text
 from grader.report import ReportStatus
 from grader.runner import Grader
@@ -49,7 +52,8 @@ def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | No
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, Commands]:
-    """The engine's commands (grade, exercises, doctor), and the action to add more to."""
+    """The engine's commands (grade, exercises, doctor, check-exercise, new-exercise), and the
+    action to add more to."""
     parser = argparse.ArgumentParser(prog="autograder", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
@@ -65,6 +69,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, Commands]:
 
     doctor = commands.add_parser("doctor", help="show which sandbox layers this host allows")
     doctor.set_defaults(handler=_doctor)
+
+    add_exercise_commands(commands)
     return parser, commands
 
 

@@ -33,6 +33,8 @@ from grader.sandbox.limits import MIB, SandboxLimits
 # one submission, so that no output, however built, holds a grading slot for long. Past it the
 # report still has every test's verdict, without the extras.
 FEEDBACK_BUDGET_S = 5.0
+# The diagnosis of a submission the policy refused.
+NOT_ALLOWED_CODE = "not-allowed"
 _OUT_OF_TIME = "not checked: judging your outputs took longer than the grader allows"
 
 _STATUS_OF_TERMINATION = {
@@ -133,7 +135,7 @@ def _refused(plan: ExercisePlan, execution: Execution) -> Report:
     first = execution.violations[0].message if execution.violations else execution.detail
     when = "before running" if execution.termination is Termination.REJECTED else "while running"
     findings = [
-        Finding(code="not-allowed", message=violation.message, line=violation.line)
+        Finding(code=NOT_ALLOWED_CODE, message=violation.message, line=violation.line)
         for violation in execution.violations
     ]
     refusal = f"refused {when}: {first}"

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from grader.errors import ExerciseDefinitionError
+from grader.promises import Promise
 from grader.properties import Property
 from grader.sandbox.limits import SandboxLimits
 
@@ -126,6 +127,8 @@ class ExerciseSpec(_Strict):
     properties: list[Property] = Field(default_factory=list)
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
     tests: list[TestCaseSpec] = Field(min_length=2)
+    # The cases the statement promises to handle; a hidden test must exercise each.
+    promises: list[Promise] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _check_tests(self) -> ExerciseSpec:

@@ -4,18 +4,18 @@ The filter is the last layer a child puts on (`hardening.confine`), just before 
 runs, and the kernel applies it however a call is reached: the interpreter, torch, numpy, ctypes,
 a C extension or a hole in the policy. Everything not listed here is refused.
 
-How the list was found: `strace -f` on grading, through the real sandbox, every correct
-solution (`exercises/*/solutions/`), every known mistake and starter, `tests/submissions/` and the
+How the list was found: `strace -f` on grading, through the real sandbox, every correct solution
+(`exercises/*/solutions/`), every known mistake (`exercises/*/mistakes/`), every starter and the
 hostile corpus (`tests/security/corpus/`), with the children's calls counted from the one that
 installs the filter to their exit. Those calls were `brk`, `mmap`, `munmap`, `madvise`, `futex`,
 `sendto`, `write` and `exit_group`, plus `newfstatat` and `openat` from `linecache` looking up
-source lines for a stack that torch formats (`torch.manual_seed` queues lazy CUDA seeding with
-its stack). Those two are refused on purpose: Landlock already answered the opens with EACCES,
+source lines for a stack that torch formats (`torch.manual_seed` queues lazy CUDA seeding with its
+stack). Those two are refused on purpose: Landlock already answered the opens with EACCES,
 linecache takes the same way out on EPERM, and `stat` is a probe of the filesystem that Landlock
-does not cover. Everything else below is allowed by reasoning, each with its reason: paths of
-the allocator, the clock, randomness and abort() that the corpus did not happen to take. (The
-warm-up, and a spare's rehearsal of it, run before the filter: they need nothing from it.)
-Traced again under this filter, every file gets the verdict it got before.
+does not cover. Everything else below is allowed by reasoning, each with its reason: paths of the
+allocator, the clock, randomness and abort() that the corpus did not happen to take. (The warm-up,
+and a spare's rehearsal of it, run before the filter: they need nothing from it.) Traced again
+under this filter, every file gets the verdict it got before.
 
 Refused calls get EPERM, not a kill: the interpreter and the libraries take a graceful way out
 where they probe (a thread pool that cannot start, a lookup of a file, a fallback from one call

@@ -31,9 +31,10 @@ from grader.sandbox.interface import Layer
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = "multi-headed-self-attention"
-CORRECT = (ROOT / "tests/submissions" / SEED / "correct.py").read_text()
+SEED_EXERCISE = ROOT / "exercises" / SEED
+CORRECT = (SEED_EXERCISE / "solutions/neetcode_common_answer.py").read_text()
 # The seed's most common mistake: attention without the 1/sqrt(d) scaling.
-MISSING_SCALING = (ROOT / "tests/submissions" / SEED / "missing_scaling.py").read_text()
+MISSING_SCALING = (SEED_EXERCISE / "mistakes/missing_scaling.py").read_text()
 
 SettingsFactory = Callable[..., AppSettings]  # make_settings(**overrides)
 

@@ -35,7 +35,9 @@ from app.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
 
 pytestmark = pytest.mark.slow
 
-WRONG = Path(__file__).parents[1] / "submissions/multi-headed-self-attention/missing_scaling.py"
+WRONG = (
+    Path(__file__).parents[2] / "exercises/multi-headed-self-attention/mistakes/missing_scaling.py"
+)
 # About two seconds of work inside the sandbox (far within the exercise's 10 s of CPU): long
 # enough to kill the worker that grades it while it does.
 SLOW = f"{CORRECT}\ncount = 0\nfor i in range(12_000_000):\n    count += 1\n"

@@ -16,9 +16,9 @@ import httpx
 
 AUTOGRADER = str(Path(sys.executable).with_name("autograder"))
 SEED = "multi-headed-self-attention"
-SUBMISSIONS = Path(__file__).parents[1] / "submissions" / SEED
-CORRECT = SUBMISSIONS / "correct.py"
-MISSING_SCALING = SUBMISSIONS / "missing_scaling.py"
+EXERCISE = Path(__file__).parents[2] / "exercises" / SEED
+CORRECT = EXERCISE / "solutions" / "neetcode_common_answer.py"
+MISSING_SCALING = EXERCISE / "mistakes" / "missing_scaling.py"
 
 
 def free_port() -> int:

@@ -53,7 +53,7 @@ from grader.sandbox import landlock
 pytestmark = pytest.mark.slow
 
 SEED = "multi-headed-self-attention"
-CORRECT = ROOT / "tests/submissions" / SEED / "correct.py"
+CORRECT = ROOT / "exercises" / SEED / "solutions/neetcode_common_answer.py"
 PG_HOST, PG_PORT, PG_USERS = "127.0.0.1", 5432, ("postgres", "root")
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
 # A database number no other test uses; emptied before and after.

@@ -1,4 +1,4 @@
-"""Each exercise has a corpus of correct solutions (graded in test_solutions.py, a slow test)."""
+"""Each exercise has a corpus of correct solutions (graded by test_proofs.py, a slow test)."""
 
 import pytest
 

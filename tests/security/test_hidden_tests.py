@@ -26,7 +26,7 @@ from grader.settings import GraderSettings
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-SUBMISSIONS = ROOT / "tests" / "submissions"
+EXERCISES = ROOT / "exercises"
 SEED = "multi-headed-self-attention"
 PARITY = "torch-multihead-parity"
 
@@ -83,12 +83,12 @@ def graders() -> Iterator[tuple[Grader, Grader]]:
 
 
 SUBMITTED = {
-    "correct": (SEED, (SUBMISSIONS / SEED / "correct.py").read_text()),
-    "a common mistake": (SEED, (SUBMISSIONS / SEED / "missing_scaling.py").read_text()),
+    "correct": (SEED, (EXERCISES / SEED / "solutions/neetcode_common_answer.py").read_text()),
+    "a common mistake": (SEED, (EXERCISES / SEED / "mistakes/missing_scaling.py").read_text()),
     "leaky": (SEED, LEAKY),
     "printing its seed, with grader-drawn weights": (
         PARITY,
-        (SUBMISSIONS / PARITY / "correct.py")
+        (EXERCISES / PARITY / "solutions/in_proj_chunk_split_heads.py")
         .read_text()
         .replace(
             "super().__init__()", 'super().__init__()\n        print("seed", torch.initial_seed())'

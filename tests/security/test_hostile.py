@@ -49,7 +49,7 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 SEED = "multi-headed-self-attention"
 NUMPY = "numpy-multi-head-attention"
 SDPA = "scaled-dot-product-attention"
-CORRECT = (ROOT / "tests" / "submissions" / SEED / "correct.py").read_text()
+CORRECT = (ROOT / "exercises" / SEED / "solutions" / "neetcode_common_answer.py").read_text()
 REFERENCE_SOURCE = ROOT / "reference" / "multi_headed_self_attention.py"
 
 # Set in this process's environment before the sandbox starts, as a deployment would set them.

@@ -1,0 +1,112 @@
+"""An exercise's proof on disk: `solutions/` (correct files) and `mistakes/` (known-wrong files).
+
+Each mistake is a whole student file, `mistakes/<name>.py`, declared in `mistakes/mistakes.toml`
+under its name with what it gets wrong and the one diagnosis it must get, if any:
+
+    [missing_scaling]
+    description = "divides the scores by nothing: no 1/sqrt(d)"
+    diagnosis = "missing-scaling"      # a code of the reference's VARIANTS, or weights-differ
+
+    [float_head_size]
+    description = "head size attention_dim / num_heads, a float: nn.Linear raises"
+    # no diagnosis: it must fail, and get none
+
+The declarations are validated like the spec: a malformed mistakes.toml is an invalid exercise
+folder (ExerciseDefinitionError); a file without a declaration, or a declaration without a file,
+is a problem for `autograder check-exercise` to report (`ProofFiles.undeclared`, `.orphans`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
+
+from grader.errors import ExerciseDefinitionError
+
+MISTAKES_FILE = "mistakes.toml"
+DiagnosisCode = Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+
+
+class MistakeSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    description: str = Field(min_length=1, max_length=160)
+    diagnosis: DiagnosisCode | None = None
+
+
+class MistakeDeclarations(RootModel[dict[str, MistakeSpec]]):
+    pass
+
+
+@dataclass(frozen=True)
+class ProofFile:
+    path: Path
+    source: str
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+@dataclass(frozen=True)
+class Mistake(ProofFile):
+    spec: MistakeSpec
+
+
+@dataclass(frozen=True)
+class ProofFiles:
+    solutions: tuple[ProofFile, ...]
+    mistakes: tuple[Mistake, ...]
+    undeclared: tuple[Path, ...]  # mistake files that mistakes.toml does not name
+    orphans: tuple[str, ...]  # names declared in mistakes.toml with no file
+
+
+def load_proof_files(folder: Path) -> ProofFiles:
+    """Read an exercise folder's solutions and mistakes; raise ExerciseDefinitionError when
+    mistakes.toml or a file can't be read or doesn't validate."""
+    declarations = _declarations(folder / "mistakes" / MISTAKES_FILE)
+    mistake_paths = _python_files(folder / "mistakes")
+    names = {path.stem for path in mistake_paths}
+    return ProofFiles(
+        solutions=tuple(
+            ProofFile(path, _read(path)) for path in _python_files(folder / "solutions")
+        ),
+        mistakes=tuple(
+            Mistake(path, _read(path), declarations[path.stem])
+            for path in mistake_paths
+            if path.stem in declarations
+        ),
+        undeclared=tuple(path for path in mistake_paths if path.stem not in declarations),
+        orphans=tuple(sorted(set(declarations) - names)),
+    )
+
+
+def _declarations(path: Path) -> dict[str, MistakeSpec]:
+    if not path.exists():
+        return {}
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        return MistakeDeclarations.model_validate(raw).root
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ExerciseDefinitionError(f"{path}: {error}") from error
+    except ValidationError as error:  # one line: [name].field: what is wrong, for each
+        reasons = "; ".join(
+            f"[{'.'.join(map(str, problem['loc']))}]: {problem['msg']}"
+            for problem in error.errors()
+        )
+        raise ExerciseDefinitionError(f"{path}: {reasons}") from error
+
+
+def _python_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.py"))
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ExerciseDefinitionError(f"{path}: {error}") from error

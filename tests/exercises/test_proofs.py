@@ -1,0 +1,68 @@
+"""Every exercise of the catalog proves itself (`autograder check-exercise --all`): its solutions
+pass with full marks, its starter fails, each of its mistakes fails a visible test with the
+diagnosis it declares, and its hidden tests keep its promises; all through the real sandbox.
+
+The catalog is graded once, by one proof; the other tests here read that proof's reports rather
+than grade the same files again.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.catalog import Catalog
+from grader.proof import Proof
+from grader.proof_cli import prove_catalog, render_proof
+from grader.report import Report, ReportStatus, TestStatus
+from grader.settings import GraderSettings
+
+pytestmark = pytest.mark.slow
+
+CATALOG = Catalog.from_folder(GraderSettings().exercises_dir)
+SEED_EXERCISE = "multi-headed-self-attention"
+ATTENTION_FUNCTION = "scaled-dot-product-attention"
+
+
+@pytest.fixture(scope="module")
+def proofs() -> dict[str, Proof]:
+    return {proof.exercise.spec.slug: proof for proof in prove_catalog(CATALOG, slots=2)}
+
+
+def mistake_report(proof: Proof, name: str) -> Report:
+    return next(report for mistake, report in proof.mistakes if mistake.name == name)
+
+
+@pytest.mark.parametrize("slug", CATALOG.slugs())
+def test_the_exercise_proves_itself(proofs: dict[str, Proof], slug: str) -> None:
+    assert proofs[slug].holds, render_proof(proofs[slug])
+
+
+def test_a_missing_mask_also_breaks_the_causality_property(proofs: dict[str, Proof]) -> None:
+    report = mistake_report(proofs[SEED_EXERCISE], "no_causal_mask")
+    properties = {check.name: check.status.value for check in report.properties}
+    assert properties == {"causal": "failed", "batch_independent": "passed"}
+
+
+def test_a_mask_reshaped_for_4d_inputs_fails_the_3d_tests_with_a_mask(
+    proofs: dict[str, Proof],
+) -> None:
+    # Passed every test before any test combined a 3-D input with the mask.
+    report = mistake_report(proofs[ATTENTION_FUNCTION], "mask_reshaped_for_heads")
+    failed = {test.name for test in report.tests if test.status is not TestStatus.PASSED}
+    assert failed == {
+        "no heads axis, causal mask",
+        "batch 1, no heads axis, values of size 3, causal mask",
+    }
+
+
+def test_a_crashing_submission_reports_the_exception(proofs: dict[str, Proof]) -> None:
+    first = mistake_report(proofs[SEED_EXERCISE], "float_head_size").tests[0]
+    assert first.status is TestStatus.ERROR
+    assert first.message.startswith("raised TypeError")
+
+
+def test_the_forbidden_builtin_is_rejected_with_its_line(proofs: dict[str, Proof]) -> None:
+    report = mistake_report(proofs[SEED_EXERCISE], "uses_builtin_attention")
+    assert report.status is ReportStatus.REJECTED
+    assert "MultiheadAttention" in report.diagnosis[0].message
+    assert report.diagnosis[0].line == 8

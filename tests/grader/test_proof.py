@@ -1,0 +1,194 @@
+"""`autograder check-exercise` and `new-exercise` on exercises written for the test: a broken
+one gets a line naming each problem's file, a skeleton fails until filled in, and the exit codes
+hold (0 proved, 1 problems, 2 invalid folder or refused slug)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+import reference
+from grader import cli
+from grader.settings import GraderSettings
+
+SLUG = "scaled-dot-product-attention"  # a function: the quickest exercise to grade
+SOURCE = GraderSettings().exercises_dir / SLUG
+SOLUTIONS = ("add_mask_then_softmax", "manual_softmax_no_grad", "notebook_style")
+MISTAKES = {
+    "boolean_keep_mask": "boolean-keep-mask",
+    "missing_scaling": "missing-scaling",
+    "scaled_by_d_k": "scaled-by-d-k",
+}
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def exercises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty exercises folder for the commands, and the working directory its parent, so that
+    the paths they print read `exercises/<slug>/...`."""
+    folder = tmp_path / "exercises"
+    folder.mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "get_settings", lambda: GraderSettings(exercises_dir=folder))
+    return folder
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Run:
+    def run_command(*argv: str) -> tuple[int, str, str]:
+        code = cli.main(list(argv))
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run_command
+
+
+def copy_of_the_exercise(exercises: Path, mistakes: Mapping[str, str | None] = MISTAKES) -> Path:
+    """The scaled dot-product exercise with three solutions, and `mistakes` (file name:
+    declared diagnosis) declared as such."""
+    folder = exercises / SLUG
+    shutil.copytree(SOURCE, folder, ignore=shutil.ignore_patterns("*.py", "mistakes.toml"))
+    shutil.copy(SOURCE / "starter.py", folder)
+    for name in SOLUTIONS:
+        shutil.copy(SOURCE / "solutions" / f"{name}.py", folder / "solutions")
+    for name, diagnosis in mistakes.items():
+        if (SOURCE / "mistakes" / f"{name}.py").exists():
+            shutil.copy(SOURCE / "mistakes" / f"{name}.py", folder / "mistakes")
+        entry = f'[{name}]\ndescription = "written for the test"\n'
+        entry += f'diagnosis = "{diagnosis}"\n' if diagnosis else ""
+        with (folder / "mistakes" / "mistakes.toml").open("a", encoding="utf-8") as file:
+            file.write(entry)
+    return folder
+
+
+def problems(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("PROBLEM ")]
+
+
+@pytest.mark.slow
+def test_an_exercise_that_holds_exits_0(exercises: Path, run: Run) -> None:
+    copy_of_the_exercise(exercises)
+    code, out, _ = run("check-exercise", SLUG)
+    assert problems(out) == []
+    assert out.splitlines()[-1] == f"{SLUG} holds (exercises/{SLUG})"
+    assert code == 0
+
+
+@pytest.mark.slow
+def test_each_problem_gets_a_line_naming_its_file(exercises: Path, run: Run) -> None:
+    folder = copy_of_the_exercise(
+        exercises, {**MISTAKES, "scaled_by_d_k": "missing-scaling", "not_a_mistake": None}
+    )
+    right = SOURCE / "solutions" / f"{SOLUTIONS[0]}.py"
+    shutil.copy(right, folder / "starter.py")
+    shutil.copy(right, folder / "mistakes" / "not_a_mistake.py")
+    shutil.copy(SOURCE / "mistakes" / "missing_scaling.py", folder / "solutions" / "unscaled.py")
+    with (folder / "exercise.toml").open("a", encoding="utf-8") as spec:  # the first test again
+        spec.write('[[tests]]\nname = "twin"\nseed = 99\ninputs = [{ shape = [1, 4, 8] }, ')
+        spec.write("{ shape = [1, 4, 8] }, { shape = [1, 4, 8] }]\n")
+        spec.write('[[promises]]\ncase = "a batch of 7"\ninput = 0\naxis = 0\nequals = 7\n')
+
+    code, out, _ = run("check-exercise", SLUG)
+
+    where = f"PROBLEM exercises/{SLUG}"
+    found = problems(out)
+    assert found.pop(0) == (
+        f"{where}/exercise.toml: no hidden test exercises the promised case 'a batch of 7' "
+        "(input 0, axis 0 = 7): add one"
+    )
+    assert found[0] == (
+        f"{where}/starter.py: passes 13 of 13 tests: a starter must fail every test: leave the "
+        "work undone (raise NotImplementedError)"
+    )
+    assert found[1].startswith(f"{where}/solutions/unscaled.py: fails 'batch 1, no heads axis")
+    assert found[2].startswith(
+        f"{where}/mistakes/not_a_mistake.py: passes every visible test: add or change a visible "
+    )
+    assert found[3].startswith(
+        f"{where}/mistakes/scaled_by_d_k.py: gets diagnosis scaled-by-d-k, mistakes.toml "
+        "declares missing-scaling (this exercise's codes: boolean-keep-mask, missing-scaling, "
+        "not-allowed, scaled-by-d-k)"
+    )
+    assert len(found) == 4
+    warnings = [line for line in out.splitlines() if line.startswith("warning ")]
+    assert any(
+        "tests 'batch 1, no heads axis, no mask', " in line
+        and "'twin' catch exactly the same mistakes" in line
+        for line in warnings
+    )
+    assert re.search(r"^  not_a_mistake +( \.  ){13} -$", out, re.MULTILINE)  # caught by none
+    assert code == 1
+
+
+def test_an_invalid_mistakes_file_exits_2_before_grading(exercises: Path, run: Run) -> None:
+    copy_of_the_exercise(exercises, {"boolean_keep_mask": "Not A Code"})
+    code, out, err = run("check-exercise", "--all")
+    assert (code, out) == (2, "")
+    assert err.startswith("autograder: invalid exercise: ")
+    assert "mistakes.toml" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_an_unknown_exercise_exits_2(exercises: Path, run: Run) -> None:
+    code, _, err = run("check-exercise", "no-such-exercise")
+    assert code == 2
+    assert "unknown exercise 'no-such-exercise'" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (("new-exercise", "Not_A_Slug"), "invalid slug 'Not_A_Slug'"),
+        (("new-exercise", "np-layer", "--kind", "module", "--framework", "numpy"), "a function"),
+        (("new-exercise", SLUG), "exists already"),
+    ],
+)
+def test_new_exercise_refuses_in_one_line(
+    exercises: Path, run: Run, argv: tuple[str, ...], complaint: str
+) -> None:
+    copy_of_the_exercise(exercises)
+    code, out, err = run(*argv)
+    assert (code, out) == (2, "")
+    assert complaint in err
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_an_unfilled_skeleton_fails_with_what_to_fill_in(
+    exercises: Path, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The skeleton's reference goes to reference/ beside the exercises: make it importable.
+    monkeypatch.setattr(
+        reference, "__path__", [*reference.__path__, str(exercises.parent / "reference")]
+    )
+    # ... and forget it afterwards: the module it imports is recorded as absent, then removed.
+    monkeypatch.setitem(sys.modules, "reference.causal_attention", None)
+    monkeypatch.delitem(sys.modules, "reference.causal_attention")
+    assert run("new-exercise", "causal-attention")[0] == 0
+
+    code, out, _ = run("check-exercise", "causal-attention")
+
+    folder = "exercises/causal-attention"
+    marked = {
+        line.split(":")[0].removeprefix("PROBLEM ") for line in problems(out) if "FILL IN" in line
+    }
+    assert marked == {
+        f"{folder}/exercise.toml",
+        f"{folder}/statement.md",
+        f"{folder}/starter.py",
+        f"{folder}/solutions/fill_in_solution.py",
+        f"{folder}/mistakes/fill_in_mistake.py",
+        f"{folder}/mistakes/mistakes.toml",
+        "reference/causal_attention.py",
+    }
+    assert (
+        "PROBLEM reference/causal_attention.py: CausalAttention reference failed on batch 1 "
+        "(NotImplementedError): fix the reference"
+    ) in out
+    assert code == 1
