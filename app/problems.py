@@ -11,6 +11,7 @@
     ├── PayloadTooLarge           413  source (or body) over the limit
     ├── RateLimited               429  with Retry-After
     ├── QueueFull                 503  with Retry-After: the work is refused, never dropped
+    ├── ExerciseUnavailable       503  the exercise's folder is broken (its faults in `detail`)
     └── StorageFull               503  with Retry-After: the disk or the database is full
 
 Routes and dependencies raise these; `install(app)` answers every one of them, and FastAPI's
@@ -118,6 +119,10 @@ class RateLimited(_RetryLater):
 
 class QueueFull(_RetryLater):
     status, kind, title = 503, "queue-full", "Grading queue full"
+
+
+class ExerciseUnavailable(Problem):
+    status, kind, title = 503, "exercise-unavailable", "Exercise unavailable"
 
 
 class CourseQueueFull(_RetryLater):
@@ -295,6 +300,8 @@ _EXAMPLE_DETAILS = {
     "payload-too-large": "the source is 300000 bytes; the limit is 262144",
     "rate-limited": "student 's1' may submit 60 times a minute",
     "queue-full": "256 submissions are waiting; retry later",
+    "exercise-unavailable": "exercise 'attention' is broken: attention/exercise.toml: "
+    "tests.0.seed: Field required",
     "storage-full": "no room left to store this; retry later",
     "invalid-request": "body.exercise: Field required",
 }
