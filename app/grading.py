@@ -157,6 +157,7 @@ def _finish(context: GradingContext, submission_id: str, report: Report) -> bool
             .values(
                 status=SubmissionStatus.DONE,
                 report=report.model_dump(mode="json"),
+                exercise_version=report.exercise_version,
                 finished_at=utcnow(),
                 lease_holder=None,
                 lease_expires_at=None,
