@@ -8,10 +8,11 @@ from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from alembic.script import ScriptDirectory
+from sqlalchemy import MetaData, Table, inspect
 
 from app.api_keys import create_key, find_key
-from app.db import Database, migrate
+from app.db import Database, alembic_config, migrate
 from app.models import Base, Role, Submission, SubmissionStatus
 
 
@@ -86,5 +87,28 @@ def test_api_keys_are_stored_hashed_and_found_by_key(database_url: str) -> None:
             found = find_key(session, key)
             assert found is not None and found.name == "lms"
             assert find_key(session, key + "x") is None
+    finally:
+        database.close()
+
+
+def test_submissions_graded_before_exercise_versions_keep_no_version(database_url: str) -> None:
+    before = ScriptDirectory.from_config(alembic_config()).get_revision("0006").down_revision
+    assert isinstance(before, str)
+    database = Database.from_url(database_url)
+    try:
+        migrate(database.engine, before)
+        submissions = Table("submissions", MetaData(), autoload_with=database.engine)
+        with database.engine.begin() as connection:
+            connection.execute(
+                submissions.insert().values(
+                    id="01JD8Z6Q3M9V7N4K2P5R8T1W0X", course_id=1, exercise="e", source="s",
+                    status="done", attempts=1, created_at=datetime.now(UTC),
+                )
+            )  # fmt: skip
+        migrate(database.engine)
+        with database.session() as session:
+            old = session.get(Submission, "01JD8Z6Q3M9V7N4K2P5R8T1W0X")
+            assert old is not None and old.exercise_version is None
+            session.add(Submission(exercise="e", source="s", exercise_version="f31f15238d73"))
     finally:
         database.close()
