@@ -32,7 +32,7 @@ import redis
 from celery import Celery
 
 from app.api_process import ApiProcess
-from app.catalog_watch import CatalogHolder, CatalogWatch, FollowedCatalog
+from app.catalog_watch import CatalogHolder, CatalogWatch, FollowedCatalog, PreloadingGrader
 from app.db import Database
 from app.dispatch import Dispatcher, EmbeddedDispatcher
 from app.grading import GradingContext, OnDone, OnGraded, warm_up
@@ -62,13 +62,13 @@ log = logging.getLogger(__name__)
 ON_GRADED: tuple[OnGraded, ...] = (record_delivery, mark_graded)
 
 
-def load_grader(settings: AppSettings, stack: ExitStack) -> Grader:
+def load_grader(settings: AppSettings, stack: ExitStack) -> PreloadingGrader:
     """The catalog and a Grader over the real sandbox: warm forked processes, one per slot,
     preloading what the exercises allow. A broken exercise is set apart, not fatal."""
     catalog = Catalog.scan(settings.exercises_dir)
     sandbox = ForkServerSandbox(slots=settings.sandbox_slots, preload=catalog.allowed_imports())
     stack.callback(sandbox.close)
-    return Grader(catalog, sandbox, settings.master_secret())
+    return PreloadingGrader(Grader(catalog, sandbox, settings.master_secret()), sandbox)
 
 
 def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProcess:
@@ -96,7 +96,7 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
             scanned = grader.catalog if grader else Catalog.scan(settings.exercises_dir)
             exercises = FollowedCatalog(scanned)
         else:
-            exercises = grader = grader or load_grader(settings, stack)
+            grader, exercises = _embedded_grader(settings, grader, stack)
             holder = process_name()
             context = _grading(settings, database, grader, holder, metrics, on_done)
             path = _embedded_api(context, leases, stack)
@@ -116,6 +116,17 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
             resources=stack.pop_all(),
         )
     return api
+
+
+def _embedded_grader(
+    settings: AppSettings, given: Grader | None, stack: ExitStack
+) -> tuple[Grader, CatalogHolder]:
+    """The grader of an embedded API, and what the catalog watch feeds; a given grader (tests:
+    over a fake sandbox) is fed itself, with no warm process to preload anything."""
+    if given is not None:
+        return given, given
+    loaded = load_grader(settings, stack)
+    return loaded.grader, loaded
 
 
 @dataclass(frozen=True)
@@ -182,9 +193,10 @@ def build_worker(settings: AppSettings, *, name: str | None = None) -> WorkerPro
     with ExitStack() as stack:
         seen = catalog_fingerprint(settings.exercises_dir)
         database = _database(settings, stack)
-        grader = load_grader(settings, stack)
+        loaded = load_grader(settings, stack)
+        grader = loaded.grader
         warm_up(grader)
-        _watch_exercises(settings, grader, seen, stack)
+        _watch_exercises(settings, loaded, seen, stack)
         metrics = Metrics()
         serve_metrics(settings, metrics, stack)
         client = _redis(settings, stack)

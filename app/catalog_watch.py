@@ -5,8 +5,9 @@ runs a `CatalogWatch` on a timer (app.periodic). Each period it hashes the conte
 exercises folder and the reference package (a few hundred kilobytes: milliseconds); when the
 hash differs from the last one seen, it scans the folder again and hands the scan to what it
 feeds: the Grader (`Grader.update`: changed exercises get new plans before they are served, a
-change that fails its check keeps the last good version) or, in an API that does not grade,
-a `FollowedCatalog`.
+change that fails its check keeps the last good version; `PreloadingGrader` has the warm
+sandbox preload the libraries a new exercise allows) or, in an API that does not grade, a
+`FollowedCatalog`.
 
 Why a poll and not a file watch or a signal: workers may run on other machines sharing the
 folder (a network file system, where inotify does not see another machine's writes), and no
@@ -17,10 +18,13 @@ period (AUTOGRADER_CATALOG_POLL_S) and a hash of the folder per period.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from grader.catalog import Catalog, catalog_fingerprint
+from grader.runner import Grader
+from grader.sandbox.process import ForkServerSandbox
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +48,23 @@ class FollowedCatalog:
     def update(self, scanned: Catalog) -> Catalog:
         self.catalog = scanned.succeeding(self.catalog)
         return self.catalog
+
+
+@dataclass(frozen=True)
+class PreloadingGrader:
+    """A Grader over the real sandbox: a new scan's libraries are preloaded by the warm
+    sandbox before any exercise of it is served."""
+
+    grader: Grader
+    sandbox: ForkServerSandbox
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.grader.catalog
+
+    def update(self, scanned: Catalog) -> Catalog:
+        self.sandbox.preload(scanned.allowed_imports())
+        return self.grader.update(scanned)
 
 
 class CatalogWatch:
