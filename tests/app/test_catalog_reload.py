@@ -20,6 +20,9 @@ from grader.runner import Grader
 from grader.spec import load_exercise
 
 TYPO = "broken/exercise.toml: frameworks: no such field (a typo?)"
+NO_REFERENCE = (
+    "no-reference/exercise.toml: reference: an importable module (reference/nowhere.py not found)"
+)
 
 
 @pytest.fixture
@@ -58,13 +61,12 @@ def graded(client: TestClient, exercise: str, source: str = CORRECT) -> dict[str
     return body
 
 
-def break_copy(folder: Path) -> None:
-    edit_toml(copy_exercise(folder, OTHER, as_slug="broken"), "framework =", "frameworks =")
-
-
 @pytest.fixture
 def with_broken(exercises: Path) -> Path:
-    break_copy(exercises)
+    """Two broken copies of another exercise: one with a typo, one with no reference module."""
+    edit_toml(copy_exercise(exercises, OTHER, as_slug="broken"), "framework =", "frameworks =")
+    no_reference = copy_exercise(exercises, OTHER, as_slug="no-reference")
+    edit_toml(no_reference, "reference.scaled_dot_product_attention", "reference.nowhere")
     return exercises
 
 
@@ -73,7 +75,10 @@ def test_a_broken_exercise_answers_503_with_its_faults_and_the_rest_is_served(
 ) -> None:
     body = readiness(service)
     assert body["status"] == "ready"
-    assert body["degraded_exercises"] == [{"slug": "broken", "serving": None, "problems": [TYPO]}]
+    assert body["degraded_exercises"] == [
+        {"slug": "broken", "serving": None, "problems": [TYPO]},
+        {"slug": "no-reference", "serving": None, "problems": [NO_REFERENCE]},
+    ]
     assert [exercise["slug"] for exercise in service.get("/v1/exercises").json()] == [SEED]
     for response in (
         service.get("/v1/exercises/broken"),
@@ -148,4 +153,5 @@ def test_a_change_that_fails_its_check_keeps_the_last_good_version_serving(
 def test_a_broken_exercise_is_served_once_fixed(with_broken: Path, service: TestClient) -> None:
     edit_toml(with_broken / "broken", "frameworks =", "framework =")
     wait_until(lambda: version_served(service, "broken") is not None)
-    assert readiness(service)["degraded_exercises"] == []
+    degraded = readiness(service)["degraded_exercises"]
+    assert [exercise["slug"] for exercise in degraded] == ["no-reference"]
