@@ -167,9 +167,10 @@ def load_exercise(folder: Path) -> Exercise:
     found (file, field, what is expected). The reference module is found, not imported
     (`grader.reference.Reference.load` proves it)."""
     spec = _read_spec(folder)
-    texts = {name: _read_text(folder, name) for name in ("statement.md", "starter.py")}
+    problems: list[DefinitionProblem] = []
+    statement = _read_text(folder, "statement.md", problems)
+    starter = _read_text(folder, "starter.py", problems)
     reference_file = _reference_file(spec.reference)
-    problems = [problem for problem in texts.values() if isinstance(problem, DefinitionProblem)]
     if spec.slug != folder.name:
         problems.append(_problem(folder, "slug", f"the folder's name, {folder.name!r}"))
     if reference_file is None:
@@ -179,8 +180,8 @@ def load_exercise(folder: Path) -> Exercise:
         raise ExerciseDefinitionError(problems)
     return Exercise(
         spec=spec,
-        statement=str(texts["statement.md"]),
-        starter=str(texts["starter.py"]),
+        statement=statement,
+        starter=starter,
         folder=folder,
         reference_file=reference_file,
         version=exercise_version(folder, reference_file),
@@ -196,7 +197,7 @@ def _read_spec(folder: Path) -> ExerciseSpec:
     path = folder / "exercise.toml"
     try:
         return ExerciseSpec.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
-    except OSError as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise ExerciseDefinitionError([_unreadable(folder, path.name, error)]) from None
     except tomllib.TOMLDecodeError as error:
         raise ExerciseDefinitionError([_problem(folder, "-", f"TOML ({error})")]) from None
@@ -206,11 +207,13 @@ def _read_spec(folder: Path) -> ExerciseSpec:
         ) from None
 
 
-def _read_text(folder: Path, name: str) -> str | DefinitionProblem:
+def _read_text(folder: Path, name: str, problems: list[DefinitionProblem]) -> str:
+    """The file's text; "" and a problem added when it cannot be read."""
     try:
         return (folder / name).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        return _unreadable(folder, name, error)
+        problems.append(_unreadable(folder, name, error))
+        return ""
 
 
 def _reference_file(module: str) -> Path | None:
@@ -237,7 +240,6 @@ def _field(loc: tuple[int | str, ...]) -> str:
 
 
 def _expected(item: ErrorDetails) -> str:
-    message = item["msg"].removeprefix("Value error, ")
     if item["type"] == "extra_forbidden":
         return "no such field (a typo?)"
-    return message
+    return item["msg"].removeprefix("Value error, ")
