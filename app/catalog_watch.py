@@ -78,6 +78,9 @@ class CatalogWatch:
 
     def check(self) -> None:
         """Scan again if anything changed since the last check."""
+        if not self._folder.is_dir():  # unmounted, say: not a reason to serve nothing
+            log.warning("%s is not a folder now; serving what was there", self._folder)
+            return
         now = catalog_fingerprint(self._folder)
         if now == self._seen:
             return
