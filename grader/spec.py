@@ -13,7 +13,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import ErrorDetails
 
 from grader.errors import DefinitionProblem, ExerciseDefinitionError
@@ -71,7 +79,21 @@ class SameAs(_Strict):
     same_as: int = Field(ge=0)
 
 
-InputSpec = RandomTensor | CausalMask | SameAs
+def _input_kind(value: object) -> str:
+    """Which kind of input a table is, by its telling key, so a fault in it is reported for
+    that kind alone (not once for each kind it fails to be)."""
+    keys = value if isinstance(value, dict) else vars(value)
+    if "causal_mask" in keys:
+        return "mask"
+    return "same" if "same_as" in keys else "tensor"
+
+
+InputSpec = Annotated[
+    Annotated[RandomTensor, Tag("tensor")]
+    | Annotated[CausalMask, Tag("mask")]
+    | Annotated[SameAs, Tag("same")],
+    Discriminator(_input_kind),
+]
 
 
 class TestCaseSpec(_Strict):

@@ -40,6 +40,11 @@ def edit(exercise: Path, old: str, new: str) -> None:
         ("title =", "# title =", f"{SEED}/exercise.toml: title: Field required"),
         ('kind = "module"', 'kind = "modul"', f"{SEED}/exercise.toml: kind: Input should be"),
         ("title =", "title", f"{SEED}/exercise.toml: -: TOML (Expected '=' after a key"),
+        (
+            "inputs = [{ shape = [1, 4, 8] }]",
+            'inputs = [{ shape = "1, 4, 8" }]',
+            f"{SEED}/exercise.toml: tests.0.inputs.0.tensor.shape: Input should be a valid tuple",
+        ),
         (f'slug = "{SEED}"', 'slug = "other"', f"{SEED}/exercise.toml: slug: the folder's name"),
         (
             "reference.multi_headed_self_attention",
