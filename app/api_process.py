@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 
+from app.catalog_watch import CatalogHolder
 from app.db import Database
 from app.dispatch import Dispatcher
 from app.leases import Leases
@@ -19,7 +20,7 @@ from grader.catalog import Catalog
 class ApiProcess:
     settings: AppSettings
     database: Database
-    catalog: Catalog
+    exercises: CatalogHolder  # the Grader, or the catalog followed by a non-grading API
     leases: Leases
     dispatcher: Dispatcher
     waiters: Waiters
@@ -29,6 +30,11 @@ class ApiProcess:
     lti_login_limiter: Limiter  # per client address
     # Everything started for it, closed last-started-first.
     resources: ExitStack = field(default_factory=ExitStack)
+
+    @property
+    def catalog(self) -> Catalog:
+        """The catalog served now (it changes when the exercises folder does)."""
+        return self.exercises.catalog
 
     def close(self) -> None:
         self.resources.close()

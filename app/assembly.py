@@ -1,7 +1,8 @@
 """How a process is put together from its settings: `build_api` and `build_worker`.
 
 Each owns what it starts in an ExitStack and closes it last-started-first. The catalog is read
-once per process and, where the process grades, the grader is loaded and warmed once
+at start and followed after (app.catalog_watch: a broken exercise is set apart, a changed one
+served once checked) and, where the process grades, the grader is loaded and warmed once
 (`load_grader`, app.grading.warm_up).
 
     an API process                            a worker (scale-out)
@@ -12,7 +13,7 @@ once per process and, where the process grades, the grader is loaded and warmed 
       unfinished is dispatched at start
     scale-out: CeleryDispatcher, rate
       limits in Redis, done listener
-    sweeper                                   sweeper
+    catalog watch, sweeper                    catalog watch, sweeper
 
 The integrations that follow a report (webhooks, LTI grade passback) are wired here, as hooks
 of the grading job and channels of the outbox: app.grading knows none of them.
@@ -31,6 +32,7 @@ import redis
 from celery import Celery
 
 from app.api_process import ApiProcess
+from app.catalog_watch import CatalogHolder, CatalogWatch, FollowedCatalog, PreloadingGrader
 from app.db import Database
 from app.dispatch import Dispatcher, EmbeddedDispatcher
 from app.grading import GradingContext, OnDone, OnGraded, warm_up
@@ -50,7 +52,7 @@ from app.settings import AppSettings
 from app.sweeper import Sweeper
 from app.waiters import Waiters
 from app.webhooks import record_delivery, webhook_channel
-from grader.catalog import Catalog
+from grader.catalog import Catalog, catalog_fingerprint
 from grader.runner import Grader
 from grader.sandbox.process import ForkServerSandbox
 
@@ -60,13 +62,13 @@ log = logging.getLogger(__name__)
 ON_GRADED: tuple[OnGraded, ...] = (record_delivery, mark_graded)
 
 
-def load_grader(settings: AppSettings, stack: ExitStack) -> Grader:
+def load_grader(settings: AppSettings, stack: ExitStack) -> PreloadingGrader:
     """The catalog and a Grader over the real sandbox: warm forked processes, one per slot,
-    preloading what the exercises allow."""
-    catalog = Catalog.from_folder(settings.exercises_dir)
+    preloading what the exercises allow. A broken exercise is set apart, not fatal."""
+    catalog = Catalog.scan(settings.exercises_dir)
     sandbox = ForkServerSandbox(slots=settings.sandbox_slots, preload=catalog.allowed_imports())
     stack.callback(sandbox.close)
-    return Grader(catalog, sandbox, settings.master_secret())
+    return PreloadingGrader(Grader(catalog, sandbox, settings.master_secret()), sandbox)
 
 
 def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProcess:
@@ -74,6 +76,7 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
     work, start the sweeper. `grader` (tests) replaces the one this would load; with a broker
     it only lends its catalog, since the workers grade."""
     with ExitStack() as stack:
+        seen = catalog_fingerprint(settings.exercises_dir)
         database = _database(settings, stack)
         leases = Leases(database, settings)
         metrics = Metrics()
@@ -87,20 +90,22 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
             if outbox_due:
                 outbox.wake()
 
+        exercises: CatalogHolder
         if settings.broker_url:
             path = _scale_out_api(settings, leases, on_done, stack)
-            catalog = grader.catalog if grader else Catalog.from_folder(settings.exercises_dir)
+            scanned = grader.catalog if grader else Catalog.scan(settings.exercises_dir)
+            exercises = FollowedCatalog(scanned)
         else:
-            grader = grader or load_grader(settings, stack)
+            grader, exercises = _embedded_grader(settings, grader, stack)
             holder = process_name()
             context = _grading(settings, database, grader, holder, metrics, on_done)
             path = _embedded_api(context, leases, stack)
-            catalog = grader.catalog
+        _watch_exercises(settings, exercises, seen, stack)
         _sweeper(settings, leases, path.dispatcher, stack)
         api = ApiProcess(
             settings=settings,
             database=database,
-            catalog=catalog,
+            exercises=exercises,
             leases=leases,
             dispatcher=path.dispatcher,
             waiters=waiters,
@@ -111,6 +116,17 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
             resources=stack.pop_all(),
         )
     return api
+
+
+def _embedded_grader(
+    settings: AppSettings, given: Grader | None, stack: ExitStack
+) -> tuple[Grader, CatalogHolder]:
+    """The grader of an embedded API, and what the catalog watch feeds; a given grader (tests:
+    over a fake sandbox) is fed itself, with no warm process to preload anything."""
+    if given is not None:
+        return given, given
+    loaded = load_grader(settings, stack)
+    return loaded.grader, loaded
 
 
 @dataclass(frozen=True)
@@ -175,9 +191,12 @@ def build_worker(settings: AppSettings, *, name: str | None = None) -> WorkerPro
     heartbeat and the sweeper; `WorkerProcess.run` then consumes until Celery's shutdown."""
     name = name or process_name()
     with ExitStack() as stack:
+        seen = catalog_fingerprint(settings.exercises_dir)
         database = _database(settings, stack)
-        grader = load_grader(settings, stack)
+        loaded = load_grader(settings, stack)
+        grader = loaded.grader
         warm_up(grader)
+        _watch_exercises(settings, loaded, seen, stack)
         metrics = Metrics()
         serve_metrics(settings, metrics, stack)
         client = _redis(settings, stack)
@@ -253,6 +272,13 @@ def _outbox(
     outbox = OutboxSender(database, channels, poll_s=settings.outbox_poll_s)
     _start(outbox, stack)
     return outbox
+
+
+def _watch_exercises(
+    settings: AppSettings, holder: CatalogHolder, seen: str, stack: ExitStack
+) -> None:
+    watch = CatalogWatch(settings.exercises_dir, holder, seen)
+    _start(Periodic("catalog watch", settings.catalog_poll_s, watch.check), stack)
 
 
 def _sweeper(

@@ -33,6 +33,7 @@ from app.main import create_app
 from app.settings import AppSettings, get_settings
 from app.student_commands import add_student_commands
 from grader import cli as engine_cli
+from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from grader.settings import GraderSettings
 
 log = logging.getLogger("app.serve")
@@ -46,13 +47,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return engine_cli.main(argv, parser)
     except CommandRefused as error:
         print(f"autograder: {error}", file=sys.stderr)
-        return engine_cli.EXIT_USAGE
+        return EXIT_USAGE
     except ValidationError as error:  # the environment's settings: one line each, no traceback
         for problem in error.errors():
             name = "AUTOGRADER_" + "_".join(str(part) for part in problem["loc"]).upper()
             reason = problem["msg"].removeprefix("Value error, ")
             print(f"autograder: {name}: {reason}", file=sys.stderr)
-        return engine_cli.EXIT_USAGE
+        return EXIT_USAGE
 
 
 def add_service_commands(commands: engine_cli.Commands) -> None:
@@ -99,7 +100,7 @@ def _serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
             "trusted proxy (unset AUTOGRADER_REQUIRE_API_KEYS)",
             file=sys.stderr,
         )
-        return engine_cli.EXIT_USAGE
+        return EXIT_USAGE
     if settings.api_keys_required():
         log.info("API keys required (create one with `autograder keys create`)")
     else:
@@ -125,7 +126,7 @@ def _serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies,
     )
-    return engine_cli.EXIT_OK
+    return EXIT_OK
 
 
 def _worker(args: argparse.Namespace, _engine: GraderSettings) -> int:
@@ -139,10 +140,10 @@ def _worker(args: argparse.Namespace, _engine: GraderSettings) -> int:
             "redis:// URL (and AUTOGRADER_DATABASE_URL to the API's database)",
             file=sys.stderr,
         )
-        return engine_cli.EXIT_USAGE
+        return EXIT_USAGE
     if args.slots is not None and not 1 <= args.slots <= 64:
         print("autograder: --slots must be between 1 and 64", file=sys.stderr)
-        return engine_cli.EXIT_USAGE
+        return EXIT_USAGE
     if settings.database_url is None:
         worker_log.warning(
             "AUTOGRADER_DATABASE_URL is unset: grading into the SQLite file in %s, which only "
@@ -167,15 +168,15 @@ def _submit(args: argparse.Namespace, _engine: GraderSettings) -> int:
         from autograder_client import Client, SubmissionError  # noqa: PLC0415
     except ImportError:
         print("autograder: `submit` needs the client: pip install ./client", file=sys.stderr)
-        return engine_cli.EXIT_USAGE
+        return EXIT_USAGE
     try:
         with Client(args.url) as client:
             result = client.submit(args.slug, args.file)
     except SubmissionError as error:
         print(f"autograder: {error}", file=sys.stderr)
-        return engine_cli.EXIT_USAGE
+        return EXIT_USAGE
     print(json.dumps(result.submission, indent=2) if args.json else result, end="\n")
-    return engine_cli.EXIT_OK if result.passed else engine_cli.EXIT_FAILED
+    return EXIT_OK if result.passed else EXIT_FAILED
 
 
 if __name__ == "__main__":

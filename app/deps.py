@@ -1,7 +1,7 @@
 """FastAPI dependencies, as `Annotated` aliases. Several double as validators: `ExerciseDep`
-is the exercise or a 404, `NewSubmissionDep` a request that names a known exercise, a source
-within the size limit and a callback URL the service may call; `find_submission` is a
-submission the caller may see, or a 404."""
+is the exercise or a 404 (a 503 when its folder is broken), `NewSubmissionDep` a request that
+names a served exercise, a source within the size limit and a callback URL the service may
+call; `find_submission` is a submission the caller may see, or a 404."""
 
 from __future__ import annotations
 
@@ -16,11 +16,17 @@ from sqlalchemy.orm import Session
 from app.api_process import ApiProcess
 from app.callback_urls import CallbackPolicy, CallbackRefused
 from app.models import Submission
-from app.problems import CallbackUrlRefused, PayloadTooLarge, SubmissionNotFound, UnknownExercise
+from app.problems import (
+    CallbackUrlRefused,
+    ExerciseUnavailable,
+    PayloadTooLarge,
+    SubmissionNotFound,
+    UnknownExercise,
+)
 from app.settings import AppSettings
 from app.submissions.schemas import ID_PATTERN, SubmissionCreate
 from grader.catalog import Catalog
-from grader.errors import UnknownExerciseError
+from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 from grader.spec import Exercise
 
 _ID = re.compile(ID_PATTERN)
@@ -57,10 +63,14 @@ CatalogDep = Annotated[Catalog, Depends(get_catalog)]
 
 
 def valid_exercise(slug: str, catalog: CatalogDep) -> Exercise:
+    """The exercise served under `slug`; a 404 when there is none, a 503 saying why when its
+    folder is broken."""
     try:
         return catalog.get(slug)
     except UnknownExerciseError:
         raise UnknownExercise(f"no exercise is called {slug!r}") from None
+    except ExerciseDefinitionError as error:
+        raise ExerciseUnavailable(f"exercise {slug!r} is broken: {error}") from None
 
 
 ExerciseDep = Annotated[Exercise, Depends(valid_exercise)]

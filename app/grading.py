@@ -23,6 +23,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, update
 from sqlalchemy.orm import Session
 
+from app.catalog_watch import log_changes
 from app.db import Database
 from app.leases import Claim, Held, Leases
 from app.logs import bound_submission
@@ -67,9 +68,10 @@ class GradingContext:
 
 
 def warm_up(grader: Grader) -> None:
-    """Before the first submission: every exercise's plan (the references run once) and the
-    sandbox's warm process."""
-    grader.warm()
+    """Before the first submission: every exercise's plan (the references run once; one that
+    fails sets its exercise apart, logged) and the sandbox's warm process."""
+    before = grader.catalog
+    log_changes(before, grader.warm())
     grader.sandbox.layers()
 
 
@@ -157,6 +159,7 @@ def _finish(context: GradingContext, submission_id: str, report: Report) -> bool
             .values(
                 status=SubmissionStatus.DONE,
                 report=report.model_dump(mode="json"),
+                exercise_version=report.exercise_version,
                 finished_at=utcnow(),
                 lease_holder=None,
                 lease_expires_at=None,

@@ -18,6 +18,7 @@ from app.db import migrated
 from app.models import Role
 from app.settings import get_settings
 from grader import cli as engine_cli
+from grader.cli_output import EXIT_OK
 from grader.settings import GraderSettings
 
 
@@ -51,7 +52,7 @@ def _create(args: argparse.Namespace, _engine: GraderSettings) -> int:
         file=sys.stderr,
     )
     print(key)
-    return engine_cli.EXIT_OK
+    return EXIT_OK
 
 
 def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
@@ -62,7 +63,7 @@ def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
         revoked = key.revoked_at.isoformat(timespec="seconds") if key.revoked_at else "-"
         created = key.created_at.isoformat(timespec="seconds")
         print(f"{key.prefix}\t{course}\t{key.role.value}\t{key.name}\t{created}\t{revoked}")
-    return engine_cli.EXIT_OK
+    return EXIT_OK
 
 
 def _revoke(args: argparse.Namespace, _engine: GraderSettings) -> int:
@@ -70,4 +71,4 @@ def _revoke(args: argparse.Namespace, _engine: GraderSettings) -> int:
         row = revoke_key(session, args.prefix)
         prefix, name = row.prefix, row.name
     print(f"revoked {prefix} ({name!r})")
-    return engine_cli.EXIT_OK
+    return EXIT_OK

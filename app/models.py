@@ -199,6 +199,8 @@ class Submission(Base):
         ForeignKey("courses.id", ondelete="CASCADE"), index=True, default=DEFAULT_COURSE_ID
     )
     exercise: Mapped[str] = mapped_column(String(100))
+    # The exercise's version its report was graded with (grader.versions), once done.
+    exercise_version: Mapped[str | None] = mapped_column(String(64))
     student_id: Mapped[str | None] = mapped_column(String(200))
     source: Mapped[str] = mapped_column(Text)
     status: Mapped[SubmissionStatus] = mapped_column(

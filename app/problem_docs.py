@@ -48,6 +48,8 @@ _EXAMPLE_DETAILS = {
     "reserved-student-id": "student ids starting 'lti:' are reserved for students launched "
     "from an LMS; choose another id",
     "queue-full": "256 submissions are waiting; retry later",
+    "exercise-unavailable": "exercise 'attention' is broken: attention/exercise.toml: "
+    "tests.0.seed: Field required",
     "storage-full": "no room left to store this; retry later",
     "invalid-request": "body.exercise: Field required",
 }

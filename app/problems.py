@@ -14,6 +14,7 @@
     ├── RateLimited               429  with Retry-After
     ├── CourseQueueFull           429  with Retry-After: the course's share of the queue is taken
     ├── QueueFull                 503  with Retry-After: the work is refused, never dropped
+    ├── ExerciseUnavailable       503  the exercise's folder is broken (its faults in `detail`)
     ├── StorageFull               503  with Retry-After: the disk or the database is full
     └── app.lti.tool_key.ToolKeyUnreadable  503  the LTI key is under another secret
 
@@ -127,6 +128,10 @@ class RateLimited(_RetryLater):
 
 class QueueFull(_RetryLater):
     status, kind, title = 503, "queue-full", "Grading queue full"
+
+
+class ExerciseUnavailable(Problem):
+    status, kind, title = 503, "exercise-unavailable", "Exercise unavailable"
 
 
 class CourseQueueFull(_RetryLater):

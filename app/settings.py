@@ -122,6 +122,9 @@ class AppSettings(GraderSettings):
     frame_ancestors: list[Annotated[str, Field(pattern=ORIGIN_PATTERN)]] = Field(
         default_factory=list
     )
+    # How often each process (API, worker) looks for a change of the exercises folder
+    # (app.catalog_watch): an added, changed or removed exercise is served within this.
+    catalog_poll_s: float = Field(default=5.0, gt=0)
     # How often each API process looks for due webhook deliveries and score posts (app.outbox);
     # a grading finished in this process wakes it at once.
     outbox_poll_s: float = Field(default=1.0, gt=0)

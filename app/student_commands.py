@@ -19,6 +19,7 @@ from app import student_links
 from app.db import migrated
 from app.settings import get_settings
 from grader import cli as engine_cli
+from grader.cli_output import EXIT_OK
 from grader.settings import GraderSettings
 
 
@@ -67,7 +68,7 @@ def _link(args: argparse.Namespace, engine: GraderSettings) -> int:
         file=sys.stderr,
     )
     print(student_links.page_url(base, token, args.exercise))
-    return engine_cli.EXIT_OK
+    return EXIT_OK
 
 
 def _list(args: argparse.Namespace, _engine: GraderSettings) -> int:
@@ -79,11 +80,11 @@ def _list(args: argparse.Namespace, _engine: GraderSettings) -> int:
         created = link.created_at.isoformat(timespec="seconds")
         expires = link.expires_at.isoformat(timespec="seconds")
         print(f"{link.id}\t{course}\t{link.student_id}\t{created}\t{expires}\t{revoked}")
-    return engine_cli.EXIT_OK
+    return EXIT_OK
 
 
 def _revoke(args: argparse.Namespace, _engine: GraderSettings) -> int:
     with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
         count = student_links.revoke(session, course=args.course, student=args.student)
     print(f"revoked {count} live link(s) of {args.student!r} in course {args.course!r}")
-    return engine_cli.EXIT_OK
+    return EXIT_OK

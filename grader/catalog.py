@@ -1,30 +1,100 @@
-"""The exercises available to grade: every valid folder under the exercises directory."""
+"""The exercises to serve: every folder under the exercises directory that passes its check.
+
+A folder that fails (its `exercise.toml`, its texts, its reference module) is kept apart with
+its problems instead of stopping the rest: the other exercises are served, and asking for the
+broken one raises its ExerciseDefinitionError. Across a reload (`succeeding`), a folder whose
+change fails keeps its last good version serving, flagged with the problems of the change.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib.util
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from grader.errors import UnknownExerciseError
+from grader.errors import ExerciseDefinitionError, UnknownExerciseError
+from grader.reference import Reference
 from grader.spec import Exercise, load_exercise
+from grader.versions import fingerprint
+
+
+def catalog_fingerprint(folder: Path) -> str:
+    """Equal while nothing changed under the exercises folder and the reference package: a
+    process compares it to know whether to scan again."""
+    found = importlib.util.find_spec("reference")
+    references = [Path(path) for path in (found.submodule_search_locations or [])] if found else []
+    return fingerprint([folder, *references])
 
 
 class Catalog:
-    def __init__(self, exercises: list[Exercise]) -> None:
+    def __init__(
+        self,
+        exercises: list[Exercise],
+        problems: Mapping[str, ExerciseDefinitionError] | None = None,
+    ) -> None:
         self._by_slug = {exercise.spec.slug: exercise for exercise in exercises}
+        # By folder name (a valid folder's slug). A slug here and in _by_slug is served at its
+        # last good version; here alone, it is broken.
+        self.problems: dict[str, ExerciseDefinitionError] = dict(problems or {})
+
+    @classmethod
+    def scan(cls, folder: Path) -> Catalog:
+        """Check every exercise folder (one holding an exercise.toml), its reference module
+        imported included; keep the broken ones' problems."""
+        exercises, problems = [], {}
+        for path in sorted(path.parent for path in folder.glob("*/exercise.toml")):
+            try:
+                exercise = load_exercise(path)
+                Reference.load(exercise)
+            except ExerciseDefinitionError as error:
+                problems[path.name] = error
+            else:
+                exercises.append(exercise)
+        return cls(exercises, problems)
 
     @classmethod
     def from_folder(cls, folder: Path) -> Catalog:
-        """Load every exercise folder (one holding an exercise.toml); a broken one raises
-        ExerciseDefinitionError, so a bad exercise is found at start-up, not by a student."""
-        folders = sorted(path.parent for path in folder.glob("*/exercise.toml"))
-        return cls([load_exercise(path) for path in folders])
+        """Every exercise, or one ExerciseDefinitionError listing every broken folder's problems
+        (for those that must not run with any exercise broken: tests, proofs)."""
+        catalog = cls.scan(folder)
+        if catalog.problems:
+            raise ExerciseDefinitionError(
+                [problem for error in catalog.problems.values() for problem in error.problems]
+            )
+        return catalog
 
     def get(self, slug: str) -> Exercise:
-        try:
-            return self._by_slug[slug]
-        except KeyError:
-            raise UnknownExerciseError(slug, self.slugs()) from None
+        """The exercise served under `slug`; raises its ExerciseDefinitionError when broken,
+        UnknownExerciseError when there is no such folder."""
+        exercise = self.serving(slug)
+        if exercise is not None:
+            return exercise
+        if slug in self.problems:
+            raise self.problems[slug]
+        raise UnknownExerciseError(slug, self.slugs())
+
+    def serving(self, slug: str) -> Exercise | None:
+        return self._by_slug.get(slug)
+
+    def succeeding(self, previous: Catalog) -> Catalog:
+        """This scan as the next catalog after `previous`: where a folder broke, the version
+        that `previous` served stays served."""
+        kept = [
+            exercise
+            for slug in self.problems
+            if slug not in self._by_slug and (exercise := previous.serving(slug)) is not None
+        ]
+        return Catalog([*self, *kept], self.problems)
+
+    def failing(
+        self, exercise: Exercise, error: ExerciseDefinitionError, fallback: Exercise | None
+    ) -> Catalog:
+        """This catalog with `exercise` failing a check beyond the scan's (its plan: the
+        reference run on its tests): `fallback` (its last good version) served instead if
+        there is one, else the exercise is broken."""
+        slug = exercise.spec.slug
+        others = [served for served in self if served.spec.slug != slug]
+        return Catalog(others + ([fallback] if fallback else []), {**self.problems, slug: error})
 
     def slugs(self) -> list[str]:
         return sorted(self._by_slug)

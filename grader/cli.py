@@ -3,7 +3,8 @@
 The commands that prove an exercise and start a new one are `grader.proof_cli`'s.
 
 Exit codes of `grade`: 0 when every test passes, 1 when any fails or the submission is refused,
-2 on a usage error (unknown exercise, unreadable file).
+2 on a usage error (unknown exercise, unreadable file) or a broken exercise folder, whose faults
+are printed one line each (`exercises` and `doctor` exit 2 when any folder is broken, too).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path
 from typing import TypeAlias
 
 from grader.catalog import Catalog
-from grader.errors import UnknownExerciseError
+from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, print_problems
+from grader.errors import ExerciseDefinitionError, ReferenceFailure, UnknownExerciseError
 from grader.proof_cli import add_exercise_commands
 from grader.render import render_json, render_text
 from grader.report import ReportStatus
@@ -25,7 +27,6 @@ from grader.runner import Grader
 from grader.sandbox.process import ForkServerSandbox
 from grader.settings import GraderSettings, get_settings
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MAX_SOURCE_BYTES = 256 * 1024
 
 
@@ -41,7 +42,10 @@ def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | No
     settings = get_settings()
     try:
         code: int = args.handler(args, settings)
-    except UnknownExerciseError as error:
+    except ExerciseDefinitionError as error:
+        print_problems(error)
+        return EXIT_USAGE
+    except (UnknownExerciseError, ReferenceFailure) as error:
         print(f"autograder: {error}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # the reader left (`| head`): not worth a traceback
@@ -78,11 +82,14 @@ def _grade(args: argparse.Namespace, settings: GraderSettings) -> int:
     source = _read_source(args.file)
     if source is None:
         return EXIT_USAGE
-    catalog = Catalog.from_folder(settings.exercises_dir)
-    catalog.get(args.slug)  # an unknown slug is a usage error before any process starts
+    catalog = Catalog.scan(settings.exercises_dir)
+    # An unknown or broken exercise is a usage error before any process starts.
+    catalog.get(args.slug)
     sandbox = ForkServerSandbox(slots=1, preload=catalog.allowed_imports())
+    # In a student's homework folder: the secret goes to the user's data dir, not ./var.
+    secret = settings.in_user_data_dir().master_secret()
     try:
-        report = Grader(catalog, sandbox, settings.master_secret()).grade(args.slug, source)
+        report = Grader(catalog, sandbox, secret).grade(args.slug, source)
     finally:
         sandbox.close()
     print(render_json(report) if args.json else render_text(report), end="\n")
@@ -106,7 +113,8 @@ def _read_source(path: Path) -> str | None:
 
 
 def _exercises(args: argparse.Namespace, settings: GraderSettings) -> int:
-    catalog = Catalog.from_folder(settings.exercises_dir)
+    """The valid exercises on stdout; each broken folder's problems on stderr, and exit 2."""
+    catalog = Catalog.scan(settings.exercises_dir)
     rows = [
         {
             "slug": exercise.spec.slug,
@@ -123,12 +131,21 @@ def _exercises(args: argparse.Namespace, settings: GraderSettings) -> int:
         width = max((len(exercise.spec.slug) for exercise in catalog), default=0)
         for exercise in catalog:
             print(f"{exercise.spec.slug:<{width}}  {exercise.spec.title}")
-    return EXIT_OK
+    return _problems_of(catalog)
+
+
+def _problems_of(catalog: Catalog) -> int:
+    for error in catalog.problems.values():
+        print_problems(error)
+    return EXIT_USAGE if catalog.problems else EXIT_OK
 
 
 def _doctor(args: argparse.Namespace, settings: GraderSettings) -> int:
-    catalog = Catalog.from_folder(settings.exercises_dir)
-    print(f"exercises: {len(catalog.slugs())} valid in {settings.exercises_dir}")
+    catalog = Catalog.scan(settings.exercises_dir)
+    print(
+        f"exercises: {len(catalog.slugs())} valid, {len(catalog.problems)} broken "
+        f"in {settings.exercises_dir}"
+    )
     sandbox = ForkServerSandbox(slots=1, preload=catalog.allowed_imports())
     try:
         for layer in sandbox.layers():
@@ -136,7 +153,7 @@ def _doctor(args: argparse.Namespace, settings: GraderSettings) -> int:
             print(f"  {state}  {layer.name}: {layer.detail}")
     finally:
         sandbox.close()
-    return EXIT_OK
+    return _problems_of(catalog)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,16 @@ A student's failing, crashing or hostile submission is not an exception: it come
 
     AutograderError
     ├── UnknownExerciseError     no exercise has that slug (the caller's mistake)
-    ├── ExerciseDefinitionError  an exercise folder is invalid (the author's mistake)
+    ├── ExerciseDefinitionError  an exercise folder is invalid (the author's mistake): one
+    │                            DefinitionProblem (file, field, what is expected) per fault
     ├── ReferenceFailure         the trusted reference failed on a test case (a grader bug)
     └── SandboxUnavailable       the sandbox could not start or stopped answering
 """
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 
 class AutograderError(Exception):
@@ -22,8 +28,27 @@ class UnknownExerciseError(AutograderError):
         super().__init__(f"unknown exercise {slug!r}; known: {', '.join(known) or 'none'}")
 
 
+@dataclass(frozen=True)
+class DefinitionProblem:
+    """One fault of an exercise folder, as its author needs it to fix it."""
+
+    file: str  # relative to the exercises folder, or the reference module's path
+    field: str  # dotted, as in `tests.0.seed`; "-" for the file as a whole
+    expected: str  # what is expected there, in words
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.field}: {self.expected}"
+
+
 class ExerciseDefinitionError(AutograderError):
-    pass
+    """Every fault found in one exercise folder; `lines()` prints one line each."""
+
+    def __init__(self, problems: Sequence[DefinitionProblem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("; ".join(self.lines()))
+
+    def lines(self) -> list[str]:
+        return [str(problem) for problem in self.problems]
 
 
 class ReferenceFailure(AutograderError):

@@ -121,6 +121,7 @@ def _report(plan: ExercisePlan, results: list[TestResult], **extra: object) -> R
     return Report.model_validate(
         {
             "exercise": plan.exercise.spec.slug,
+            "exercise_version": plan.exercise.version,
             "status": ReportStatus.PASSED if passed == len(results) else ReportStatus.FAILED,
             "score": score,
             "max_score": max_score,
@@ -147,6 +148,7 @@ def _refused(plan: ExercisePlan, execution: Execution) -> Report:
     ]
     return Report(
         exercise=plan.exercise.spec.slug,
+        exercise_version=plan.exercise.version,
         status=ReportStatus.REJECTED,
         score=0.0,
         max_score=plan.exercise.spec.max_score,

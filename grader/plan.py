@@ -153,7 +153,7 @@ def make_job(spec: ExerciseSpec, source: str, calls: tuple[Call, ...]) -> Job:
 
 
 def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
-    reference = Reference.load(exercise.spec)
+    reference = Reference.load(exercise)
     probed: Counter[ProbeKind] = Counter()
     tests = []
     for test in exercise.spec.tests:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.catalog import Catalog
+from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, print_problems
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 from grader.proof import Progress, Proof, caught_by, diagnosed, prove, shown
 from grader.proof_files import load_proof_files
@@ -25,7 +26,6 @@ from grader.spec import EntryKind, Framework, Visibility, load_exercise
 if TYPE_CHECKING:
     from grader.cli import Commands
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 # Not the deployment's secret: a proof needs no data dir, and draws its hidden inputs from the
 # same input sets on every machine.
 PROOF_SECRET = "check-exercise"
@@ -52,7 +52,7 @@ def _check_exercise(args: argparse.Namespace, settings: GraderSettings) -> int:
         catalog = _catalog_to_check(settings.exercises_dir, args.slug)
         proofs = prove_catalog(catalog, settings.sandbox_slots, show_progress=args.all)
     except ExerciseDefinitionError as error:
-        print(f"autograder: invalid exercise: {error}", file=sys.stderr)
+        print_problems(error)
         return EXIT_USAGE
     print("\n\n".join(render_proof(proof) for proof in proofs))
     return EXIT_OK if all(proof.holds for proof in proofs) else EXIT_FAILED

@@ -25,7 +25,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
-from grader.errors import ExerciseDefinitionError
+from grader.errors import DefinitionProblem, ExerciseDefinitionError
+from grader.spec import validation_problems
 
 MISTAKES_FILE = "mistakes.toml"
 DiagnosisCode = Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
@@ -91,14 +92,10 @@ def _declarations(path: Path) -> dict[str, MistakeSpec]:
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
         return MistakeDeclarations.model_validate(raw).root
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise ExerciseDefinitionError(f"{path}: {error}") from error
-    except ValidationError as error:  # one line: [name].field: what is wrong, for each
-        reasons = "; ".join(
-            f"[{'.'.join(map(str, problem['loc']))}]: {problem['msg']}"
-            for problem in error.errors()
-        )
-        raise ExerciseDefinitionError(f"{path}: {reasons}") from error
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ExerciseDefinitionError([_unreadable(path, error)]) from None
+    except ValidationError as error:  # one line per entry and field: [name].field
+        raise ExerciseDefinitionError(validation_problems(error, _shown(path))) from None
 
 
 def _python_files(folder: Path) -> list[Path]:
@@ -109,4 +106,13 @@ def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ExerciseDefinitionError(f"{path}: {error}") from error
+        raise ExerciseDefinitionError([_unreadable(path, error)]) from None
+
+
+def _shown(path: Path) -> str:
+    """A proof file as a problem names it: from its exercise's folder on."""
+    return str(path.relative_to(path.parents[2]))
+
+
+def _unreadable(path: Path, error: Exception) -> DefinitionProblem:
+    return DefinitionProblem(_shown(path), "-", f"a readable UTF-8 TOML or Python file ({error})")

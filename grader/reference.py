@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -12,9 +13,9 @@ import torch
 
 from grader.call_execution import run_call
 from grader.contract import Call, Job, OutputValue, Scalar
-from grader.errors import ExerciseDefinitionError, ReferenceFailure
+from grader.errors import DefinitionProblem, ExerciseDefinitionError, ReferenceFailure
 from grader.inputs import draw_parameters
-from grader.spec import ExerciseSpec
+from grader.spec import Exercise, module_path
 from grader.variants import WeightProbe, WrongVariant
 
 # References seed the global RNG in their constructors (exercise 1 does, as its statement asks),
@@ -25,17 +26,23 @@ _GLOBAL_RNG = threading.Lock()
 
 @dataclass(frozen=True)
 class Reference:
+    module: str  # its dotted name, as exercise.toml gives it
     entry: object
     variants: tuple[WrongVariant, ...]
     weight_probe: WeightProbe | None
 
     @classmethod
-    def load(cls, spec: ExerciseSpec) -> Reference:
-        module = _import(spec.reference)
+    def load(cls, exercise: Exercise) -> Reference:
+        """The reference as its file reads now (never an earlier import of it, so a changed
+        reference is graded with as soon as it is loaded again); raises ExerciseDefinitionError
+        when it does not import or lacks the entry point."""
+        spec = exercise.spec
+        module = _execute(spec.reference, exercise.reference_file)
         entry = getattr(module, spec.entry_point, None)
         if entry is None:
-            raise ExerciseDefinitionError(f"{spec.reference} defines no {spec.entry_point}")
+            raise _definition_error(spec.reference, spec.entry_point, "defined: the entry point")
         return cls(
+            module=spec.reference,
             entry=entry,
             variants=tuple(getattr(module, "VARIANTS", ())),
             weight_probe=getattr(module, "WEIGHT_PROBE", None),
@@ -57,7 +64,9 @@ class Reference:
         with _GLOBAL_RNG:
             module = self.entry(**init)  # type: ignore[operator]
         if not isinstance(module, torch.nn.Module):
-            raise ExerciseDefinitionError("grader-drawn weights need an nn.Module reference")
+            raise _definition_error(
+                self.module, "weights", "an nn.Module reference for grader-drawn weights"
+            )
         return draw_parameters(module, seed)
 
 
@@ -70,8 +79,21 @@ def run_trusted(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...]:
             raise ReferenceFailure(f"{job.entry_point} reference failed on {call.id}") from error
 
 
-def _import(name: str) -> ModuleType:
+def _execute(name: str, path: Path) -> ModuleType:
+    """A new module object from the file: not registered in sys.modules, so no later import
+    finds it (a reference's own imports of other modules are theirs, cached as usual)."""
+    found = importlib.util.spec_from_file_location(name, path)
+    if found is None or found.loader is None:
+        raise _definition_error(name, "-", "a Python module")
+    module = importlib.util.module_from_spec(found)
     try:
-        return importlib.import_module(name)
-    except ImportError as error:
-        raise ExerciseDefinitionError(f"cannot import reference {name}: {error}") from error
+        found.loader.exec_module(module)
+    except Exception as error:  # whatever the module raises at import, it is broken
+        raise _definition_error(
+            name, "-", f"a module that imports cleanly ({type(error).__name__}: {error})"
+        ) from error
+    return module
+
+
+def _definition_error(module: str, field: str, expected: str) -> ExerciseDefinitionError:
+    return ExerciseDefinitionError([DefinitionProblem(module_path(module), field, expected)])

@@ -91,6 +91,9 @@ class PropertyCheck(_Model):
 
 class Report(_Model):
     exercise: str
+    # The exercise's version it was graded with (grader.versions); None where no exercise was
+    # loaded (a report made after its exercise broke or went away).
+    exercise_version: str | None = None
     status: ReportStatus
     score: float
     max_score: float

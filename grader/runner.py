@@ -9,11 +9,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 from grader.catalog import Catalog
 from grader.contract import Execution, Termination
-from grader.errors import SandboxUnavailable
+from grader.errors import (
+    DefinitionProblem,
+    ExerciseDefinitionError,
+    ReferenceFailure,
+    SandboxUnavailable,
+)
 from grader.judge import HiddenRun, internal_error, judge
 from grader.plan import ExercisePlan, build_plan
 from grader.report import Report
 from grader.sandbox.interface import Sandbox
+from grader.spec import Exercise, module_path
 
 log = logging.getLogger(__name__)
 
@@ -25,24 +31,57 @@ class Grader:
     """
 
     def __init__(self, catalog: Catalog, sandbox: Sandbox, secret: str) -> None:
-        self.catalog = catalog
+        self.catalog = catalog  # replaced whole by `update`, never changed in place
         self.sandbox = sandbox
         self._secret = secret
-        self._plans: dict[str, ExercisePlan] = {}
+        # By slug and version: a changed exercise gets a plan of its own, its reference outputs
+        # computed again, while a grading in flight finishes on the plan it started with.
+        self._plans: dict[tuple[str, str], ExercisePlan] = {}
         self._plans_lock = threading.Lock()
+        self._update_lock = threading.Lock()  # one update at a time: none lost to another
 
     def plan(self, slug: str) -> ExercisePlan:
-        """The exercise's plan, built on first use; raises UnknownExerciseError."""
-        exercise = self.catalog.get(slug)
-        with self._plans_lock:
-            if slug not in self._plans:
-                self._plans[slug] = build_plan(exercise, self._secret)
-            return self._plans[slug]
+        """The plan of the exercise served under `slug`, built on first use; raises
+        UnknownExerciseError, or ExerciseDefinitionError for a broken exercise."""
+        return self._plan_for(self.catalog.get(slug))
 
-    def warm(self) -> None:
-        """Build every plan now, so no submission waits for the references."""
-        for slug in self.catalog.slugs():
-            self.plan(slug)
+    def warm(self) -> Catalog:
+        """Build every plan now, so no submission waits for the references; an exercise whose
+        reference fails on its tests is set apart as broken."""
+        return self.update(self.catalog)
+
+    def update(self, scanned: Catalog) -> Catalog:
+        """Serve `scanned`, a new scan of the exercises folder, once each changed exercise's plan
+        is built: one that fails (like one the scan found broken) keeps its last good version
+        serving, or is broken if it has none. Returns the catalog now served."""
+        with self._update_lock:
+            previous = self.catalog
+            catalog = scanned.succeeding(previous)
+            for exercise in list(catalog):
+                try:
+                    self._plan_for(exercise)
+                except (ExerciseDefinitionError, ReferenceFailure) as error:
+                    last_good = previous.serving(exercise.spec.slug)
+                    fallback = (
+                        last_good if last_good and last_good.version != exercise.version else None
+                    )
+                    failure = _definition_error(exercise, error)
+                    catalog = catalog.failing(exercise, failure, fallback)
+            self.catalog = catalog
+        with self._plans_lock:
+            served = {(exercise.spec.slug, exercise.version) for exercise in catalog}
+            self._plans = {key: plan for key, plan in self._plans.items() if key in served}
+        return catalog
+
+    def _plan_for(self, exercise: Exercise) -> ExercisePlan:
+        key = (exercise.spec.slug, exercise.version)
+        with self._plans_lock:
+            plan = self._plans.get(key)
+        if plan is None:  # built unlocked: gradings of other exercises go on meanwhile
+            plan = build_plan(exercise, self._secret)
+            with self._plans_lock:
+                plan = self._plans.setdefault(key, plan)
+        return plan
 
     def grade(self, slug: str, source: str) -> Report:
         """Raises UnknownExerciseError; a failing or hostile submission is a report, not an
@@ -72,3 +111,15 @@ class Grader:
             rejected = visible.termination is Termination.REJECTED
             hidden = None if rejected else self.sandbox.run(hidden_job)
         return judge(plan, visible, None if hidden is None else HiddenRun(draw, hidden))
+
+
+def _definition_error(
+    exercise: Exercise, error: ExerciseDefinitionError | ReferenceFailure
+) -> ExerciseDefinitionError:
+    if isinstance(error, ExerciseDefinitionError):
+        return error
+    cause = f": {type(error.__cause__).__name__}: {error.__cause__}" if error.__cause__ else ""
+    expected = f"runs on every test ({error}{cause})"
+    return ExerciseDefinitionError(
+        [DefinitionProblem(module_path(exercise.spec.reference), "-", expected)]
+    )

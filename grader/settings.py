@@ -18,7 +18,9 @@ _PROJECT_ROOT = Path(__file__).resolve().parent.parent
 class GraderSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="AUTOGRADER_", extra="ignore")
 
-    # Everything kept on disk: the SQLite file, the generated secret, scratch directories.
+    # Everything kept on disk: the SQLite file, the generated secret. The service's default is
+    # ./var, beside the repository it runs from; the one-shot `grade` uses the user's data dir
+    # (`in_user_data_dir`) unless this is set.
     data_dir: Path = Path("var")
     exercises_dir: Path = _PROJECT_ROOT / "exercises"
     # The master secret (`master_secret`). Unset: one is generated on first use and kept in the
@@ -27,6 +29,14 @@ class GraderSettings(BaseSettings):
     # Sandboxed processes running at once: gradings in parallel, and a grading's visible and
     # hidden tests at the same time when there are two or more.
     sandbox_slots: int = Field(default=2, ge=1, le=64)
+
+    def in_user_data_dir(self) -> GraderSettings:
+        """These settings with the data dir in the user's data directory (XDG: under
+        $XDG_DATA_HOME, else ~/.local/share), unless AUTOGRADER_DATA_DIR names one: a command run
+        in a student's homework folder leaves nothing there."""
+        if "data_dir" in self.model_fields_set:
+            return self
+        return self.model_copy(update={"data_dir": user_data_dir()})
 
     def master_secret(self) -> str:
         """The deployment's master secret: it seeds the hidden tests, and the service derives its
@@ -37,6 +47,15 @@ class GraderSettings(BaseSettings):
         if not path.exists():
             _create_secret(path)
         return path.read_text(encoding="utf-8").strip()
+
+
+def user_data_dir() -> Path:
+    """$XDG_DATA_HOME/autograder, or ~/.local/share/autograder (the XDG base directory spec
+    ignores a relative $XDG_DATA_HOME)."""
+    base = Path(os.environ.get("XDG_DATA_HOME", ""))
+    if not base.is_absolute():
+        base = Path.home() / ".local" / "share"
+    return base / "autograder"
 
 
 def _create_secret(path: Path) -> None:

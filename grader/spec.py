@@ -7,17 +7,28 @@ compares, and what the submission may not use.
 
 from __future__ import annotations
 
+import importlib.util
 import tomllib
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
 
-from grader.errors import ExerciseDefinitionError
+from grader.errors import DefinitionProblem, ExerciseDefinitionError
 from grader.promises import Promise
 from grader.properties import Property
 from grader.sandbox.limits import SandboxLimits
+from grader.versions import exercise_version
 
 
 class _Strict(BaseModel):
@@ -69,7 +80,21 @@ class SameAs(_Strict):
     same_as: int = Field(ge=0)
 
 
-InputSpec = RandomTensor | CausalMask | SameAs
+def _input_kind(value: object) -> str:
+    """Which kind of input a table is, by its telling key, so a fault in it is reported for
+    that kind alone (not once for each kind it fails to be)."""
+    keys = value if isinstance(value, dict) else vars(value)
+    if "causal_mask" in keys:
+        return "mask"
+    return "same" if "same_as" in keys else "tensor"
+
+
+InputSpec = Annotated[
+    Annotated[RandomTensor, Tag("tensor")]
+    | Annotated[CausalMask, Tag("mask")]
+    | Annotated[SameAs, Tag("same")],
+    Discriminator(_input_kind),
+]
 
 
 class TestCaseSpec(_Strict):
@@ -151,23 +176,102 @@ class ExerciseSpec(_Strict):
 
 
 class Exercise(_Strict):
-    """An exercise as found on disk: its spec and the texts shown to students."""
+    """An exercise as found on disk: its spec, the texts shown to students, and its version (a
+    hash of its folder and its reference module, `grader.versions`)."""
 
     spec: ExerciseSpec
     statement: str
     starter: str
     folder: Path
+    reference_file: Path
+    version: str
 
 
 def load_exercise(folder: Path) -> Exercise:
-    """Read and validate one exercise folder; raise ExerciseDefinitionError saying what is wrong."""
-    try:
-        raw = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
-        spec = ExerciseSpec.model_validate(raw)
-        statement = (folder / "statement.md").read_text(encoding="utf-8")
-        starter = (folder / "starter.py").read_text(encoding="utf-8")
-    except (OSError, tomllib.TOMLDecodeError, ValueError) as error:
-        raise ExerciseDefinitionError(f"{folder}: {error}") from error
+    """Read and validate one exercise folder; raise ExerciseDefinitionError listing every fault
+    found (file, field, what is expected). The reference module is found, not imported
+    (`grader.reference.Reference.load` proves it)."""
+    spec = _read_spec(folder)
+    problems: list[DefinitionProblem] = []
+    statement = _read_text(folder, "statement.md", problems)
+    starter = _read_text(folder, "starter.py", problems)
+    reference_file = _reference_file(spec.reference)
     if spec.slug != folder.name:
-        raise ExerciseDefinitionError(f"{folder}: slug {spec.slug!r} differs from its folder name")
-    return Exercise(spec=spec, statement=statement, starter=starter, folder=folder)
+        problems.append(_problem(folder, "slug", f"the folder's name, {folder.name!r}"))
+    if reference_file is None:
+        expected = f"an importable module ({module_path(spec.reference)} not found)"
+        problems.append(_problem(folder, "reference", expected))
+    if problems or reference_file is None:
+        raise ExerciseDefinitionError(problems)
+    return Exercise(
+        spec=spec,
+        statement=statement,
+        starter=starter,
+        folder=folder,
+        reference_file=reference_file,
+        version=exercise_version(folder, reference_file),
+    )
+
+
+def module_path(module: str) -> str:
+    """How a problem names a reference module's file: `reference/tiny.py`."""
+    return module.replace(".", "/") + ".py"
+
+
+def _read_spec(folder: Path) -> ExerciseSpec:
+    path = folder / "exercise.toml"
+    try:
+        return ExerciseSpec.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ExerciseDefinitionError([_unreadable(folder, path.name, error)]) from None
+    except tomllib.TOMLDecodeError as error:
+        raise ExerciseDefinitionError([_problem(folder, "-", f"TOML ({error})")]) from None
+    except ValidationError as error:
+        raise ExerciseDefinitionError(
+            validation_problems(error, f"{folder.name}/exercise.toml")
+        ) from None
+
+
+def validation_problems(error: ValidationError, file: str) -> list[DefinitionProblem]:
+    """One problem per value pydantic refused in `file`."""
+    return [
+        DefinitionProblem(file, _field(item["loc"]), _expected(item)) for item in error.errors()
+    ]
+
+
+def _read_text(folder: Path, name: str, problems: list[DefinitionProblem]) -> str:
+    """The file's text; "" and a problem added when it cannot be read."""
+    try:
+        return (folder / name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        problems.append(_unreadable(folder, name, error))
+        return ""
+
+
+def _reference_file(module: str) -> Path | None:
+    try:
+        found = importlib.util.find_spec(module)
+    except ImportError:  # no `reference` package at all
+        return None
+    return Path(found.origin) if found is not None and found.origin else None
+
+
+def _problem(
+    folder: Path, field: str, expected: str, file: str = "exercise.toml"
+) -> DefinitionProblem:
+    return DefinitionProblem(f"{folder.name}/{file}", field, expected)
+
+
+def _unreadable(folder: Path, name: str, error: OSError | UnicodeDecodeError) -> DefinitionProblem:
+    reason = error.strerror if isinstance(error, OSError) else "not UTF-8"
+    return _problem(folder, "-", f"a readable UTF-8 file ({reason})", file=name)
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "-"
+
+
+def _expected(item: ErrorDetails) -> str:
+    if item["type"] == "extra_forbidden":
+        return "no such field (a typo?)"
+    return item["msg"].removeprefix("Value error, ")

@@ -15,6 +15,7 @@ _SUMMARY_EXAMPLE: JsonDict = {
     "kind": "module",
     "framework": "torch",
     "max_score": 10.0,
+    "version": "f31f15238d73",
 }
 
 
@@ -27,6 +28,9 @@ class ExerciseSummary(BaseModel):
     kind: str
     framework: str
     max_score: float
+    # A hash of the exercise's folder and reference module: a report graded with this version
+    # carries it as `exercise_version`.
+    version: str
 
     @classmethod
     def of(cls, exercise: Exercise) -> ExerciseSummary:
@@ -38,6 +42,7 @@ class ExerciseSummary(BaseModel):
             kind=spec.kind.value,
             framework=spec.framework.value,
             max_score=spec.max_score,
+            version=exercise.version,
         )
 
 

@@ -13,6 +13,7 @@ from app.api_process import ApiProcess
 from app.deps import ApiDep
 from app.dispatch import Check
 from app.metrics import CONTENT_TYPE
+from grader.catalog import Catalog
 
 router = APIRouter(tags=["health"])
 
@@ -35,6 +36,12 @@ class LayerState(BaseModel):
     detail: str
 
 
+class DegradedExercise(BaseModel):
+    slug: str
+    serving: str | None  # the last good version still served, or None: answers 503
+    problems: list[str]  # file: field: what is expected
+
+
 class Readiness(BaseModel):
     model_config = ConfigDict(
         json_schema_extra={
@@ -49,6 +56,13 @@ class Readiness(BaseModel):
                         {"name": "seccomp", "active": True, "detail": "20 calls allowed"},
                         {"name": "network namespace", "active": False, "detail": "needs root"},
                     ],
+                    "degraded_exercises": [
+                        {
+                            "slug": "attention",
+                            "serving": None,
+                            "problems": ["attention/exercise.toml: tests.0.seed: Field required"],
+                        }
+                    ],
                 }
             ]
         }
@@ -57,6 +71,8 @@ class Readiness(BaseModel):
     status: str  # "ready" | "not_ready"
     checks: list[CheckResult]
     sandbox_layers: list[LayerState]
+    # Broken exercise folders: the rest is served, so they do not make the process not ready.
+    degraded_exercises: list[DegradedExercise] = []
 
 
 @router.get("/healthz", response_model=Alive, summary="The process answers")
@@ -69,7 +85,8 @@ async def healthz() -> Alive:
 @router.get(
     "/readyz",
     response_model=Readiness,
-    summary="Ready to grade: database, broker, warm sandbox pool; which sandbox layers are active",
+    summary="Ready to grade: database, broker, warm sandbox pool; which sandbox layers are "
+    "active; which exercises are broken",
     responses={503: {"model": Readiness, "description": "Not ready (see the failing checks)."}},
 )
 async def readyz(api: ApiDep) -> JSONResponse:
@@ -114,7 +131,19 @@ def _readiness(api: ApiProcess) -> Readiness:
         status="ready" if ready else "not_ready",
         checks=[CheckResult(name=c.name, ok=c.ok, detail=c.detail) for c in checks],
         sandbox_layers=layers,
+        degraded_exercises=_degraded(api.catalog),
     )
+
+
+def _degraded(catalog: Catalog) -> list[DegradedExercise]:
+    return [
+        DegradedExercise(
+            slug=slug,
+            serving=exercise.version if (exercise := catalog.serving(slug)) else None,
+            problems=error.lines(),
+        )
+        for slug, error in sorted(catalog.problems.items())
+    ]
 
 
 def _database_check(api: ApiProcess) -> Check:

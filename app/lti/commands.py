@@ -20,6 +20,7 @@ from app.lti.registrations import (
 )
 from app.settings import get_settings
 from grader import cli as engine_cli
+from grader.cli_output import EXIT_OK
 from grader.settings import GraderSettings
 
 
@@ -66,7 +67,7 @@ def _add(args: argparse.Namespace, _engine: GraderSettings) -> int:
         f"platform {platform_id}: {args.issuer} (client {args.client_id}), deployments "
         f"{', '.join(deployments)}"
     )
-    return engine_cli.EXIT_OK
+    return EXIT_OK
 
 
 def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
@@ -78,7 +79,7 @@ def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
     print("id\tissuer\tclient\tdeployments")
     for row in rows:
         print("\t".join(str(field) for field in row))
-    return engine_cli.EXIT_OK
+    return EXIT_OK
 
 
 def _remove(args: argparse.Namespace, _engine: GraderSettings) -> int:
@@ -86,4 +87,4 @@ def _remove(args: argparse.Namespace, _engine: GraderSettings) -> int:
         row = remove_platform(session, args.platform_id)
         issuer = row.issuer
     print(f"removed platform {args.platform_id} ({issuer})")
-    return engine_cli.EXIT_OK
+    return EXIT_OK

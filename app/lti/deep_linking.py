@@ -24,7 +24,7 @@ from app.lti.registrations import is_lms_url, to_registration
 from app.lti.sessions import DeepLinkContext
 from app.lti.tool_key import tool_key
 from app.signed_tokens import InvalidToken
-from grader.errors import UnknownExerciseError
+from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
@@ -75,6 +75,8 @@ def answer(api: ApiProcess, context_token: str, slug: str, launch_url: str) -> A
         exercise = api.catalog.get(slug)
     except UnknownExerciseError:
         raise LaunchRefused("Unknown exercise", f"no exercise is called {slug!r}", 404) from None
+    except ExerciseDefinitionError as error:
+        raise LaunchRefused("Exercise unavailable", str(error), 503) from None
     with api.database.session() as session:
         platform = session.get(LtiPlatform, context.platform_id)
     if platform is None:

@@ -43,7 +43,7 @@ from app.lti.registrations import DatabaseToolConf, find_platform
 from app.lti.sessions import LaunchSession
 from app.lti.tool_key import tool_key
 from app.models import LTI_STUDENTS
-from grader.errors import UnknownExerciseError
+from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
@@ -205,6 +205,8 @@ def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]
             "the instructor can pick one again (deep linking)",
             404,
         ) from None
+    except ExerciseDefinitionError as error:
+        raise LaunchRefused("Exercise unavailable", f"{error}", 503) from None
     sub = claims.user_id(body)
     grades = claims.grade_service(body)
     row = LtiLaunch(

@@ -83,6 +83,7 @@ class SubmissionPublic(BaseModel):
                 {
                     "id": _EXAMPLE_ID,
                     "exercise": "multi-headed-self-attention",
+                    "exercise_version": "f31f15238d73",
                     "student_id": "s1234567",
                     "status": "done",
                     "attempts": 1,
@@ -92,6 +93,7 @@ class SubmissionPublic(BaseModel):
                     "callback_url": None,
                     "report": {
                         "exercise": "multi-headed-self-attention",
+                        "exercise_version": "f31f15238d73",
                         "status": "passed",
                         "score": 10.0,
                         "max_score": 10.0,
@@ -116,6 +118,9 @@ class SubmissionPublic(BaseModel):
 
     id: str
     exercise: str
+    # The exercise's version the report was graded with, once done (null for an error report
+    # made without the exercise, and for submissions graded before versions existed).
+    exercise_version: str | None
     student_id: str | None
     status: SubmissionStatus
     # Present once status is "done": the same report `autograder grade --json` prints.
@@ -136,6 +141,7 @@ class SubmissionPublic(BaseModel):
         return cls(
             id=row.id,
             exercise=row.exercise,
+            exercise_version=row.exercise_version,
             student_id=row.student_id,
             status=row.status,
             report=Report.model_validate(row.report) if row.report is not None else None,

@@ -133,6 +133,21 @@ def catalog_page(exercises: Iterable[Exercise], *, keys_required: bool) -> str:
     return _document("Exercises", body, built=assets_built(), script="catalog.js")
 
 
+def unavailable_page(slug: str, problems: list[str]) -> str:
+    items = "\n".join(f"<li><code>{escape(problem)}</code></li>" for problem in problems)
+    body = f"""<main class="layout single">
+<article class="statement">
+<h1>Exercise unavailable</h1>
+<p>The exercise <code>{escape(slug)}</code> is broken on this autograder; your instructor can
+fix it (nothing is wrong with your work):</p>
+<ul>
+{items}
+</ul>
+</article>
+</main>"""
+    return _document("Exercise unavailable", body, built=assets_built())
+
+
 def not_found_page(slug: str) -> str:
     body = f"""<main class="layout single">
 <article class="statement">

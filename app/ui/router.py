@@ -15,7 +15,7 @@ from starlette.types import Scope
 
 from app.deps import CatalogDep, SettingsDep
 from app.ui import page
-from grader.errors import UnknownExerciseError
+from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 router = APIRouter(tags=["ui"], include_in_schema=False)
 
@@ -31,6 +31,8 @@ def exercise_page(slug: str, catalog: CatalogDep, settings: SettingsDep) -> HTML
         exercise = catalog.get(slug)
     except UnknownExerciseError:
         return HTMLResponse(page.not_found_page(slug), status_code=404)
+    except ExerciseDefinitionError as error:
+        return HTMLResponse(page.unavailable_page(slug, error.lines()), status_code=503)
     return HTMLResponse(page.exercise_page(exercise, keys_required=settings.api_keys_required()))
 
 

@@ -49,6 +49,7 @@ class ForkServerSandbox:
         self._root = ScratchRoot(scratch_parent)  # and the roots of dead services go
         self._lock = threading.Lock()
         self._zygote: Zygote | None = None
+        self._runs: dict[Zygote, int] = {}  # runs in flight, by the warm process they use
         self._closed = False
 
     @property
@@ -57,16 +58,44 @@ class ForkServerSandbox:
 
     def run(self, job: Job) -> Execution:
         with self._slots.take() as slot:
-            zygote = self._warm()
-            child = zygote.take_spare(slot)
-            if child is None:
-                detail = "the warm process died before the run; it is being restarted"
-                return Execution(Termination.CRASHED, {}, detail=detail)
+            zygote = self._warm(run=True)
             try:
-                return supervise(child, job)
+                child = zygote.take_spare(slot)
+                if child is None:
+                    detail = "the warm process died before the run; it is being restarted"
+                    return Execution(Termination.CRASHED, {}, detail=detail)
+                try:
+                    return supervise(child, job)
+                finally:
+                    zygote.release(child)
             finally:
-                zygote.release(child)
-                zygote.request_spare(slot)
+                self._end_run(zygote, slot)
+
+    def preload(self, modules: Sequence[str]) -> None:
+        """Preload these too from now on (an exercise added on a running service may allow a
+        library no warm process has imported, and a confined child can import nothing). A warm
+        process that lacks one is retired: the next job starts a new one, and the runs in
+        flight end in the old one, which stops after the last of them."""
+        with self._lock:
+            if set(modules) <= set(self._preload):
+                return
+            self._preload = tuple(sorted({*self._preload, *modules}))
+            retired, self._zygote = self._zygote, None
+            idle = retired is not None and retired not in self._runs
+        if retired is not None and idle:
+            retired.close()
+
+    def _end_run(self, zygote: Zygote, slot: int) -> None:
+        with self._lock:
+            self._runs[zygote] -= 1
+            if not self._runs[zygote]:
+                del self._runs[zygote]
+            current = zygote is self._zygote
+            retired_and_idle = not current and zygote not in self._runs
+        if current:
+            zygote.request_spare(slot)
+        elif retired_and_idle:
+            zygote.close()
 
     def layers(self) -> list[Layer]:
         forked = Layer(
@@ -85,8 +114,9 @@ class ForkServerSandbox:
             zygote.close()
         self._root.close()
 
-    def _warm(self) -> Zygote:
-        """The live warm process, started (or restarted) here if need be, with a spare per slot."""
+    def _warm(self, *, run: bool = False) -> Zygote:
+        """The live warm process, started (or restarted) here if need be, with a spare per slot;
+        `run`: counted as used by a run until `_end_run`."""
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox is closed")
@@ -96,4 +126,6 @@ class ForkServerSandbox:
                 self._zygote = Zygote.start(self._root.path, self._uid_base, self._preload)
                 for slot in range(self._slots.count):
                     self._zygote.request_spare(slot)
+            if run:
+                self._runs[self._zygote] = self._runs.get(self._zygote, 0) + 1
             return self._zygote

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from alembic.script import ScriptDirectory
+from sqlalchemy import MetaData, Table, inspect
 from sqlalchemy.exc import OperationalError
 
 from app.api_keys import create_key, find_key
 from app.courses import course_named
-from app.db import Database, migrate
+from app.db import Database, alembic_config, migrate
 from app.models import DEFAULT_COURSE_ID, Base, Role, Submission, SubmissionStatus
 
 
@@ -124,3 +125,26 @@ def test_a_database_server_that_never_answers_fails_a_connection_instead_of_hold
         database.close()
     assert not attempt.is_alive(), "the connection attempt hangs"
     assert isinstance(outcome[0], OperationalError)
+
+
+def test_submissions_graded_before_exercise_versions_keep_no_version(database_url: str) -> None:
+    before = ScriptDirectory.from_config(alembic_config()).get_revision("0006").down_revision
+    assert isinstance(before, str)
+    database = Database.from_url(database_url)
+    try:
+        migrate(database.engine, before)
+        submissions = Table("submissions", MetaData(), autoload_with=database.engine)
+        with database.engine.begin() as connection:
+            connection.execute(
+                submissions.insert().values(
+                    id="01JD8Z6Q3M9V7N4K2P5R8T1W0X", course_id=1, exercise="e", source="s",
+                    status="done", attempts=1, created_at=datetime.now(UTC),
+                )
+            )  # fmt: skip
+        migrate(database.engine)
+        with database.session() as session:
+            old = session.get(Submission, "01JD8Z6Q3M9V7N4K2P5R8T1W0X")
+            assert old is not None and old.exercise_version is None
+            session.add(Submission(exercise="e", source="s", exercise_version="f31f15238d73"))
+    finally:
+        database.close()

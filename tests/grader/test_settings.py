@@ -8,6 +8,7 @@ from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
+import pytest
 from pydantic import SecretStr
 
 from grader.settings import GraderSettings
@@ -59,3 +60,17 @@ def test_processes_racing_on_an_empty_data_dir_all_read_one_secret(tmp_path: Pat
         written = (tmp_path / str(race) / "secret").read_text(encoding="utf-8").strip()
         assert seen == {written}
         assert [path.name for path in (tmp_path / str(race)).iterdir()] == ["secret"]
+
+
+def test_one_shot_commands_keep_their_files_in_the_user_s_data_dir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("AUTOGRADER_DATA_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/is/ignored")
+    assert GraderSettings().data_dir == Path("var")  # the service's default is kept
+    assert GraderSettings().in_user_data_dir().data_dir == tmp_path / ".local/share/autograder"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert GraderSettings().in_user_data_dir().data_dir == tmp_path / "xdg/autograder"
+    monkeypatch.setenv("AUTOGRADER_DATA_DIR", str(tmp_path / "chosen"))
+    assert GraderSettings().in_user_data_dir().data_dir == tmp_path / "chosen"

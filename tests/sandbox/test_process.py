@@ -313,6 +313,34 @@ def test_a_dead_warm_process_fails_one_run_at_most_and_is_restarted(
 
 
 @pytest.mark.slow
+def test_a_library_to_preload_replaces_the_warm_process_once_its_runs_end(
+    sandbox: ForkServerSandbox,
+) -> None:
+    """An exercise added on a running service may allow a library the warm process lacks."""
+    old = zygote_pid()
+    results: list[Execution] = []
+    job = forward_job("for _ in range(20_000_000):\n    pass\nreturn x", SandboxLimits())
+    runner = threading.Thread(target=lambda: results.append(sandbox.run(job)))
+    runner.start()
+    busy = list[int]()
+    while not busy and runner.is_alive():
+        time.sleep(0.05)
+        busy = running_children(old)
+    sandbox.preload(["torch", "numpy", "fractions"])
+    runner.join()
+    assert results[0].termination is Termination.COMPLETED, results[0].detail
+    while exists(old):  # stopped after its last run
+        time.sleep(0.01)
+    assert_scaled(sandbox.run(scale_job()))
+    new = zygote_pid()
+    assert new != old
+    assert b"fractions" in Path(f"/proc/{new}/cmdline").read_bytes()
+    sandbox.preload(["fractions"])  # nothing new: the warm process stays
+    assert_scaled(sandbox.run(scale_job()))
+    assert zygote_pid() == new
+
+
+@pytest.mark.slow
 def test_a_fresh_interpreter_runs_a_job_the_same_way() -> None:
     fresh = FreshInterpreterSandbox(slots=1)
     try:

@@ -1,0 +1,51 @@
+"""Content digests: an exercise's version, and the fingerprint of everything a catalog reads.
+
+Both hash file contents, not modification times: a folder shared between machines, or
+restored by `git checkout`, may change content without a newer time, or the time alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+# Twelve hex digits: short enough to read in a report, and two versions of one exercise
+# colliding is a one in 2**48 chance.
+VERSION_LENGTH = 12
+
+
+def exercise_version(folder: Path, reference_file: Path) -> str:
+    """A hash of the exercise's folder and its reference module: what a report was graded with."""
+    files = [(path.relative_to(folder).as_posix(), path) for path in content_files(folder)]
+    return _digest([*files, ("reference", reference_file)])[:VERSION_LENGTH]
+
+
+def fingerprint(folders: Iterable[Path]) -> str:
+    """A hash of every file under these folders: equal while nothing in them changed."""
+    return _digest((path.as_posix(), path) for folder in folders for path in content_files(folder))
+
+
+def content_files(folder: Path) -> list[Path]:
+    """The files under `folder` that make an exercise, sorted: caches and hidden files (an
+    editor's swap file) left out, so neither changes a version."""
+    return sorted(
+        path for path in folder.rglob("*") if path.is_file() and _is_content(path, folder)
+    )
+
+
+def _is_content(path: Path, folder: Path) -> bool:
+    parts = path.relative_to(folder).parts
+    return not any(part.startswith(".") or part == "__pycache__" for part in parts)
+
+
+def _digest(named_files: Iterable[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256()
+    for name, path in named_files:
+        digest.update(name.encode() + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:  # removed while read: the next look sees the folder as it is then
+            digest.update(b"\0unreadable")
+        digest.update(b"\0")
+    return digest.hexdigest()

@@ -1,0 +1,29 @@
+"""Exercise folders for tests that need a catalog of their own: copies of the repository's
+exercises in a temporary folder, to break, change, add and remove."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from grader.settings import GraderSettings
+
+EXERCISES = GraderSettings().exercises_dir
+SEED = "multi-headed-self-attention"
+OTHER = "scaled-dot-product-attention"
+
+
+def copy_exercise(folder: Path, slug: str, as_slug: str | None = None) -> Path:
+    """The repository's exercise `slug` copied into `folder` (as `as_slug`, slug included)."""
+    target = folder / (as_slug or slug)
+    shutil.copytree(EXERCISES / slug, target, ignore=shutil.ignore_patterns("__pycache__"))
+    if as_slug is not None:
+        edit_toml(target, f'slug = "{slug}"', f'slug = "{as_slug}"')
+    return target
+
+
+def edit_toml(folder: Path, old: str, new: str) -> None:
+    toml = folder / "exercise.toml"
+    text = toml.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {toml}"
+    toml.write_text(text.replace(old, new, 1), encoding="utf-8")
