@@ -91,11 +91,12 @@ engine() {
     if ! docker info >/dev/null 2>&1; then
         mkdir -p "$CACHE"
         # No systemd here: the engine in the background, for the rest of the machine's life.
-        nohup dockerd >>"$CACHE/dockerd.log" 2>&1 &
+        setsid nohup dockerd </dev/null >>"$CACHE/dockerd.log" 2>&1 &
         for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
         docker info >/dev/null
     fi
-    if [ "$(docker compose version --short 2>/dev/null)" != "$COMPOSE_VERSION" ]; then
+    # Any Compose v2 already there does; else the pinned one.
+    if ! docker compose version --short 2>/dev/null | grep -q '^v\?2\.'; then
         install_compose
     fi
     docker compose version
