@@ -17,15 +17,30 @@ WORKDIR /src/web
 # `npm ci` installs exactly what the committed lock file pins, from npm's configured registry
 # (web/.npmrc keeps its address out of the lock file).
 COPY web/package.json web/package-lock.json web/.npmrc ./
-RUN npm ci --no-audit --no-fund
+# EXTRA_CA_CERTS: certificates (PEM) to trust besides the image's, for a network that
+# intercepts TLS (a corporate proxy); docs/service.md shows how to pass them. Only the stages
+# that download see them, and nothing of these stages but their products goes further.
+ARG EXTRA_CA_CERTS=""
+RUN if [ -n "$EXTRA_CA_CERTS" ]; then \
+        printf '%s\n' "$EXTRA_CA_CERTS" > /tmp/extra-ca-certificates.pem \
+        && export NODE_EXTRA_CA_CERTS=/tmp/extra-ca-certificates.pem; \
+    fi \
+    && npm ci --no-audit --no-fund
 COPY web/ ./
 RUN npm run build
 
 FROM ${PYTHON_IMAGE} AS builder
 # torch's CPU build, from PyTorch's own wheel index: the default index serves the CUDA build,
 # several GB that a CPU-only grader never uses. docker/install.sh takes it for torch alone.
+# A mirror of it serves as well: docs/service.md (building offline and behind a proxy).
 ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+ARG EXTRA_CA_CERTS=""
 WORKDIR /src
+# The dependencies first, in a layer of their own that only a change of pyproject.toml (or of
+# the install script) rebuilds: a change in the sources reuses it and installs the project alone.
+COPY pyproject.toml ./
+COPY docker/install.sh docker/
+RUN docker/install.sh --dependencies /opt/venv
 # The context is what .dockerignore lets through: the package sources, the catalog, docker/,
 # web/ (for the web stage; unused here). The page's bundle comes from the web stage, never from
 # a local build (.dockerignore keeps that out), so that the package data installed is built from

@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install serve test lint typecheck pytest deploy-check bench bench-http bench-load grade-example clean
+.PHONY: install serve test lint typecheck pytest deploy-check compose-check bench bench-http bench-load grade-example clean
 
 install: $(VENV)/.installed app/ui/static/dist/page.js
 
@@ -40,6 +40,12 @@ pytest: install
 ## worker on the local Redis and PostgreSQL as docker-compose.yml wires them.
 deploy-check: install
 	$(BIN)/pytest tests/deploy
+
+## The compose deployment on a real Docker engine (tests/compose/check.sh): base images built
+## offline (docker/offline/), the image, `docker compose up`, grading, /readyz, the hostile
+## corpus, a worker killed mid-grade, down/up/down -v. Sets the engine up when it is missing.
+compose-check: install
+	tests/compose/check.sh
 
 ## Latency of exercise 1 through the sandbox, against in-process and fresh-interpreter graders.
 bench: install

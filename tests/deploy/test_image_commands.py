@@ -210,8 +210,6 @@ def image() -> Iterator[Image]:
             folder.mkdir(mode=0o700)
             if run_as:
                 os.chown(folder, int(uid), int(gid))
-        (run,) = builder.runs
-        argv = [str(venv) if word == "/opt/venv" else word for word in shlex.split(run)]
         # The builder's environment: nothing of this test's venv; pip's own configuration stays.
         env = {
             name: value
@@ -220,16 +218,19 @@ def image() -> Iterator[Image]:
         }
         env["PYTHON"] = _python_for(run_as)
         started = time.monotonic()
-        install = subprocess.run(
-            [str(context / argv[0]), *argv[1:]],
-            cwd=context,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_TIMEOUT_S,
-            check=False,
-        )
-        assert install.returncode == 0, install.stdout[-4000:] + install.stderr[-4000:]
+        # Each RUN in order: the dependencies' layer, then the project's.
+        for run in builder.runs:
+            argv = [str(venv) if word == "/opt/venv" else word for word in shlex.split(run)]
+            install = subprocess.run(
+                [str(context / argv[0]), *argv[1:]],
+                cwd=context,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=INSTALL_TIMEOUT_S,
+                check=False,
+            )
+            assert install.returncode == 0, install.stdout[-4000:] + install.stderr[-4000:]
         install_s = time.monotonic() - started
         # The runtime stage keeps the venv, not the sources: without the bundle in the context,
         # what the API serves can only come from the installed package.

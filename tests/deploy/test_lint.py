@@ -179,7 +179,11 @@ def test_the_runtime_image_runs_unprivileged_from_the_installed_venv(runtime: St
     uid, _, gid = (runtime.user or "").partition(":")
     assert uid.isdigit() and int(uid) != 0 and gid.isdigit(), runtime.user
     assert runtime.volumes == [runtime.env["AUTOGRADER_DATA_DIR"]]
-    assert builder.runs == ["docker/install.sh /opt/venv"]
+    # The dependencies in a layer of their own, from pyproject.toml alone, then the project.
+    assert builder.runs == [
+        "docker/install.sh --dependencies /opt/venv",
+        "docker/install.sh /opt/venv",
+    ]
     assert (builder.name, "/opt/venv", "/opt/venv") in runtime.copies
     assert runtime.env["PATH"].startswith("/opt/venv/bin:")
     assert runtime.entrypoint == ["/app/docker/start"]
@@ -196,10 +200,12 @@ def test_the_image_bundles_the_page_from_the_lock_file_and_installs_it() -> None
     web, builder = stage("web"), stage("builder")
     names = [each.name for each in read_dockerfile()]
     assert names.index("web") < names.index("builder")  # COPY --from names an earlier stage
-    assert web.runs[0].startswith("npm ci ") and web.runs[-1] == "npm run build"
+    assert "&& npm ci " in web.runs[0] and web.runs[-1] == "npm run build"
     assert not any("npm install" in run for run in web.runs)
     assert {source for _, source, _ in web.copies} >= {"web/package-lock.json", "web/.npmrc"}
     assert builder.copies == [
+        (None, "pyproject.toml", "./"),
+        (None, "docker/install.sh", "docker/"),
         (None, ".", "."),
         ("web", "/src/app/ui/static/dist/", "app/ui/static/dist/"),
     ]
