@@ -213,24 +213,14 @@ configure() {  # the .env and the override that every compose command here reads
     printf 'AUTOGRADER_SECRET=%s\nPOSTGRES_PASSWORD=%s\nAPI_PORT=%s\n' \
         "$("$PYTHON" -c 'import secrets; print(secrets.token_urlsafe(32))')" \
         "$("$PYTHON" -c 'import secrets; print(secrets.token_hex(16))')" "$PORT" >"$WORK/.env"
-    # The API on loopback alone; the graders and what they reach on an internal network, with no
-    # route off this machine (the hostile corpus runs there). Nothing is built by compose: the
-    # image was built in step 1.
+    # The API on loopback alone. The graders and what they reach are already on an internal
+    # network with no route off this machine (docker-compose.yml; the hostile corpus runs there).
+    # Nothing is built by compose: the image was built in step 1.
     cat >"$WORK/override.yml" <<'EOF'
 services:
   api:
     ports: !override
       - "127.0.0.1:${API_PORT}:8000"
-    networks: [default, backend]
-  worker:
-    networks: [backend]
-  redis:
-    networks: [backend]
-  postgres:
-    networks: [backend]
-networks:
-  backend:
-    internal: true
 EOF
     export COMPOSE_CHECK_URL="http://127.0.0.1:$PORT"
 }

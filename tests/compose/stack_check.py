@@ -9,8 +9,8 @@ request goes through the API's published port, as a user's would.
 
 Environment: COMPOSE_CHECK_URL (the published address), COMPOSE_CHECK_KEY (an admin key),
 COMPOSE_CHECK_WORK (check.sh's folder: .env, override.yml, the state kept between steps),
-COMPOSE_CHECK_PROJECT (the compose project's name), COMPOSE_CHECK_SUBMISSIONS (the folder of the
-seed exercise's test submissions; default tests/submissions/<seed>).
+COMPOSE_CHECK_PROJECT (the compose project's name). The submissions are the seed exercise's
+own proof files (exercises/<seed>/solutions and mistakes).
 """
 
 from __future__ import annotations
@@ -33,11 +33,10 @@ from grader.sandbox import landlock
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = "multi-headed-self-attention"
-SUBMISSIONS = Path(
-    os.environ.get("COMPOSE_CHECK_SUBMISSIONS", ROOT / "tests" / "submissions" / SEED)
-)
-CORRECT = (SUBMISSIONS / "correct.py").read_text()
-WRONG, WRONG_DIAGNOSIS = (SUBMISSIONS / "missing_scaling.py").read_text(), "missing-scaling"
+EXERCISE = ROOT / "exercises" / SEED
+CORRECT = (EXERCISE / "solutions" / "neetcode_common_answer.py").read_text()
+WRONG = (EXERCISE / "mistakes" / "missing_scaling.py").read_text()
+WRONG_DIAGNOSIS = "missing-scaling"
 # About two seconds of work inside the sandbox (as tests/app/test_worker_scaleout.py uses it):
 # long enough to kill the worker that grades it while it does.
 SLOW = f"{CORRECT}\ncount = 0\nfor i in range(12_000_000):\n    count += 1\n"
