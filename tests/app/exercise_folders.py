@@ -13,6 +13,14 @@ SEED = "multi-headed-self-attention"
 OTHER = "scaled-dot-product-attention"
 
 
+def seed_catalog(tmp_path: Path) -> Path:
+    """A folder of exercises holding a copy of the seed exercise alone."""
+    folder = tmp_path / "exercises"
+    folder.mkdir()
+    copy_exercise(folder, SEED)
+    return folder
+
+
 def copy_exercise(folder: Path, slug: str, as_slug: str | None = None) -> Path:
     """The repository's exercise `slug` copied into `folder` (as `as_slug`, slug included)."""
     target = folder / (as_slug or slug)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from app_support import CORRECT, FakeSandbox, SettingsFactory, wait_until
-from exercise_folders import OTHER, SEED, copy_exercise, edit_toml
+from exercise_folders import OTHER, SEED, copy_exercise, edit_toml, seed_catalog
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -27,10 +27,7 @@ NO_REFERENCE = (
 
 @pytest.fixture
 def exercises(tmp_path: Path) -> Path:
-    folder = tmp_path / "exercises"
-    folder.mkdir()
-    copy_exercise(folder, SEED)
-    return folder
+    return seed_catalog(tmp_path)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from app_support import CORRECT
-from exercise_folders import OTHER, SEED, copy_exercise, edit_toml
+from exercise_folders import OTHER, SEED, copy_exercise, edit_toml, seed_catalog
 from scaleout_support import RedisNamespace, redis_namespace
 from stack_support import Stack, stack_env, wait_for
 
@@ -21,10 +21,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def exercises(tmp_path: Path) -> Path:
-    folder = tmp_path / "exercises"
-    folder.mkdir()
-    copy_exercise(folder, SEED)
-    return folder
+    return seed_catalog(tmp_path)
 
 
 @pytest.fixture

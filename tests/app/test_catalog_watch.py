@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from exercise_folders import SEED, copy_exercise, edit_toml
+from exercise_folders import SEED, edit_toml, seed_catalog
 
 from app.catalog_watch import CatalogWatch, FollowedCatalog
 from grader.catalog import Catalog, catalog_fingerprint
@@ -25,10 +25,7 @@ class Recording(FollowedCatalog):
 
 @pytest.fixture
 def exercises(tmp_path: Path) -> Path:
-    folder = tmp_path / "exercises"
-    folder.mkdir()
-    copy_exercise(folder, SEED)
-    return folder
+    return seed_catalog(tmp_path)
 
 
 def watching(folder: Path) -> tuple[CatalogWatch, Recording]:
