@@ -27,6 +27,7 @@ from grader.call_execution import (
     run_calls,
 )
 from grader.contract import CallOutcome, Execution, Job, Termination
+from grader.reference import GLOBAL_RNG
 from grader.sandbox.interface import Layer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,6 +88,12 @@ class FakeSandbox:
             self.runs.append(job.source)
         if not self.gate.wait(timeout=60):
             raise RuntimeError("the test never opened the gate")
+        # In this process a submission shares torch's global RNG with the references that other
+        # threads build (a catalog reload, another grading): one at a time, or seeded weights mix.
+        with GLOBAL_RNG:
+            return self._execute(job)
+
+    def _execute(self, job: Job) -> Execution:
         namespace: dict[str, object] = {"__name__": "submission"}
         try:
             exec(compile(job.source, SUBMISSION_FILENAME, "exec"), namespace)
