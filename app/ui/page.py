@@ -27,13 +27,13 @@ def assets_built() -> bool:
     return all((DIST / name).is_file() for name in ("page.js", "catalog.js", "page.css"))
 
 
-def _document(title: str, body: str, *, built: bool, script: str = "page.js") -> str:
-    head_assets = (
-        f'<link rel="stylesheet" href="{ASSETS_URL}/page.css">'
-        f'<script type="module" src="{ASSETS_URL}/{script}"></script>'
-        if built
-        else ""
-    )
+def _document(title: str, body: str, *, built: bool, script: str | None) -> str:
+    """The page around `body`, with the bundle's stylesheet and `script` once built."""
+    head_assets = ""
+    if built:
+        head_assets = f'<link rel="stylesheet" href="{ASSETS_URL}/page.css">'
+        if script is not None:
+            head_assets += f'<script type="module" src="{ASSETS_URL}/{script}"></script>'
     return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -103,12 +103,24 @@ does on the {len(spec.tests)} tests ({spec.max_score:g} points).</p></div>
 </section>
 </main>
 <script type="application/json" id="exercise-data">{data}</script>"""
-    return _document(spec.title, body, built=built)
+    return _document(spec.title, body, built=built, script="page.js")
 
 
 def _script_json(data: object) -> str:
     """JSON for a script element: no `</script>` in it can close the element."""
     return json.dumps(data).replace("<", "\\u003c")
+
+
+def _article_page(title: str, article: str, *, script: str | None = None, data: str = "") -> str:
+    """A one-column page: the title, `article`'s HTML under it, then `data`."""
+    body = f"""<main class="layout single">
+<article class="statement">
+<h1>{escape(title)}</h1>
+{article}
+</article>
+</main>
+{data}"""
+    return _document(title, body, built=assets_built(), script=script)
 
 
 def catalog_page(exercises: Iterable[Exercise], *, keys_required: bool) -> str:
@@ -118,42 +130,27 @@ def catalog_page(exercises: Iterable[Exercise], *, keys_required: bool) -> str:
         f"<p>{escape(spec.summary)}</p></li>"
         for spec in (exercise.spec for exercise in exercises)
     )
-    data = _script_json({"keysRequired": keys_required})
-    body = f"""<main class="layout single">
-<article class="statement">
-<h1>Exercises</h1>
-<div id="sign-in" class="notice" role="alert" hidden></div>
+    article = f"""<div id="sign-in" class="notice" role="alert" hidden></div>
 <p id="who" hidden></p>
 <ul class="catalog">
 {items}
-</ul>
-</article>
-</main>
-<script type="application/json" id="catalog-data">{data}</script>"""
-    return _document("Exercises", body, built=assets_built(), script="catalog.js")
+</ul>"""
+    data = _script_json({"keysRequired": keys_required})
+    script_data = f'<script type="application/json" id="catalog-data">{data}</script>'
+    return _article_page("Exercises", article, script="catalog.js", data=script_data)
 
 
 def unavailable_page(slug: str, problems: list[str]) -> str:
     items = "\n".join(f"<li><code>{escape(problem)}</code></li>" for problem in problems)
-    body = f"""<main class="layout single">
-<article class="statement">
-<h1>Exercise unavailable</h1>
-<p>The exercise <code>{escape(slug)}</code> is broken on this autograder; your instructor can
-fix it (nothing is wrong with your work):</p>
+    article = f"""<p>The exercise <code>{escape(slug)}</code> is broken on this autograder; your
+instructor can fix it (nothing is wrong with your work):</p>
 <ul>
 {items}
-</ul>
-</article>
-</main>"""
-    return _document("Exercise unavailable", body, built=assets_built())
+</ul>"""
+    return _article_page("Exercise unavailable", article)
 
 
 def not_found_page(slug: str) -> str:
-    body = f"""<main class="layout single">
-<article class="statement">
-<h1>No such exercise</h1>
-<p>There is no exercise called <code>{escape(slug)}</code>. Check the link you followed, or ask
-your instructor for the right one.</p>
-</article>
-</main>"""
-    return _document("No such exercise", body, built=assets_built())
+    article = f"""<p>There is no exercise called <code>{escape(slug)}</code>. Check the link you
+followed, or ask your instructor for the right one.</p>"""
+    return _article_page("No such exercise", article)
