@@ -19,6 +19,7 @@ from sqlalchemy import ColumnElement, and_
 from app.auth import Principal
 from app.models import LTI_STUDENTS, Role, Submission
 from app.problems import OtherStudent, ReservedStudentId
+from app.submissions.schemas import SubmissionPublic
 
 _READS_ITS_COURSE = (Role.ADMIN, Role.INSTRUCTOR)
 
@@ -46,6 +47,15 @@ def may_see_source(principal: Principal, submission: Submission) -> bool:
 
 def may_see_callback(principal: Principal, submission: Submission) -> bool:
     return principal.student_id is None and submission.api_key_id == principal.key_id
+
+
+def public_view(submission: Submission, principal: Principal) -> SubmissionPublic:
+    """The submission as this caller may see it: its code and its callback URL where allowed."""
+    return SubmissionPublic.from_row(
+        submission,
+        show_source=may_see_source(principal, submission),
+        show_callback=may_see_callback(principal, submission),
+    )
 
 
 def submitting_as(principal: Principal, student_id: str | None) -> str | None:

@@ -130,5 +130,7 @@ def get_submission(
 ) -> SubmissionPublic:
     """One of the launched student's own submissions, with its code and, once graded, its
     report."""
-    row = find_submission(session, submission_id, access.visible(who.principal()))
-    return SubmissionPublic.from_row(row, show_source=True)
+    student = who.principal()
+    return access.public_view(
+        find_submission(session, submission_id, access.visible(student)), student
+    )

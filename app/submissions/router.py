@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import and_
 
 from app import access
-from app.auth import Principal, PrincipalDep
+from app.auth import PrincipalDep
 from app.deps import ApiDep, IdempotencyKeyDep, NewSubmissionDep, SessionDep, find_submission
 from app.models import Submission, SubmissionStatus
 from app.problem_docs import responses
@@ -51,15 +51,6 @@ def visible_submission(
 
 
 VisibleSubmissionDep = Annotated[Submission, Depends(visible_submission)]
-
-
-def public(submission: Submission, principal: Principal) -> SubmissionPublic:
-    """The submission as this caller may see it."""
-    return SubmissionPublic.from_row(
-        submission,
-        show_source=access.may_see_source(principal, submission),
-        show_callback=access.may_see_callback(principal, submission),
-    )
 
 
 @router.post(
@@ -114,7 +105,7 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
         submission = await run_in_threadpool(service.load_or, api, submission)
     if wait and submission.status is SubmissionStatus.DONE:
         return JSONResponse(
-            public(submission, principal).model_dump(mode="json"),
+            access.public_view(submission, principal).model_dump(mode="json"),
             status_code=200,
             headers={"Location": location},
         )
@@ -155,7 +146,7 @@ def list_submissions(  # noqa: PLR0917 (FastAPI injects by name)
 )
 def get_submission(submission: VisibleSubmissionDep, principal: PrincipalDep) -> SubmissionPublic:
     """With its source for the key that submitted it and for the course's staff."""
-    return public(submission, principal)
+    return access.public_view(submission, principal)
 
 
 @router.get(
