@@ -120,11 +120,13 @@ def migrate(engine: Engine, revision: str = "head") -> None:
 
 
 @contextmanager
-def migrated(url: str) -> Iterator[Database]:
-    """A database brought to the latest schema, for one command, closed after it."""
+def command_session(url: str) -> Iterator[Session]:
+    """One unit of work for a command: the database brought to the latest schema, committed on
+    success, closed after it."""
     database = Database.from_url(url)
     try:
         database.migrate()
-        yield database
+        with database.session() as session:
+            yield session
     finally:
         database.close()

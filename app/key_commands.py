@@ -14,7 +14,8 @@ import argparse
 import sys
 
 from app.api_keys import create_key, list_keys, revoke_key
-from app.db import migrated
+from app.commands import moment, print_table
+from app.db import command_session
 from app.models import Role
 from app.settings import get_settings
 from grader import cli as engine_cli
@@ -43,7 +44,7 @@ def add_key_commands(commands: engine_cli.Commands) -> None:
 
 
 def _create(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
+    with command_session(get_settings().sqlalchemy_url()) as session:
         row, key = create_key(session, args.name, course=args.course, role=Role(args.role))
         key_id = row.id
     print(
@@ -56,18 +57,24 @@ def _create(args: argparse.Namespace, _engine: GraderSettings) -> int:
 
 
 def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
-    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
-        keys = list_keys(session)
-    print("prefix\tcourse\trole\tname\tcreated\trevoked")
-    for key, course in keys:
-        revoked = key.revoked_at.isoformat(timespec="seconds") if key.revoked_at else "-"
-        created = key.created_at.isoformat(timespec="seconds")
-        print(f"{key.prefix}\t{course}\t{key.role.value}\t{key.name}\t{created}\t{revoked}")
+    with command_session(get_settings().sqlalchemy_url()) as session:
+        keys = [
+            (
+                key.prefix,
+                course,
+                key.role.value,
+                key.name,
+                moment(key.created_at),
+                moment(key.revoked_at),
+            )
+            for key, course in list_keys(session)
+        ]
+    print_table(("prefix", "course", "role", "name", "created", "revoked"), keys)
     return EXIT_OK
 
 
 def _revoke(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
+    with command_session(get_settings().sqlalchemy_url()) as session:
         row = revoke_key(session, args.prefix)
         prefix, name = row.prefix, row.name
     print(f"revoked {prefix} ({name!r})")

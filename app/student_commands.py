@@ -16,7 +16,8 @@ import shlex
 import sys
 
 from app import student_links
-from app.db import migrated
+from app.commands import moment, print_table
+from app.db import command_session
 from app.settings import get_settings
 from grader import cli as engine_cli
 from grader.cli_output import EXIT_OK
@@ -54,7 +55,7 @@ def _link(args: argparse.Namespace, engine: GraderSettings) -> int:
             f"there is no exercise {args.exercise!r}; `autograder exercises` lists them"
         )
     base = student_links.public_base(settings)
-    with migrated(settings.sqlalchemy_url()) as database, database.session() as session:
+    with command_session(settings.sqlalchemy_url()) as session:
         row, token = student_links.mint(
             session, settings, course=args.course, student=args.student, lifetime=lifetime
         )
@@ -72,19 +73,22 @@ def _link(args: argparse.Namespace, engine: GraderSettings) -> int:
 
 
 def _list(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
-        links = student_links.list_links(session, args.course)
-    print("id\tcourse\tstudent\tcreated\texpires\trevoked")
-    for link, course in links:
-        revoked = link.revoked_at.isoformat(timespec="seconds") if link.revoked_at else "-"
-        created = link.created_at.isoformat(timespec="seconds")
-        expires = link.expires_at.isoformat(timespec="seconds")
-        print(f"{link.id}\t{course}\t{link.student_id}\t{created}\t{expires}\t{revoked}")
+    with command_session(get_settings().sqlalchemy_url()) as session:
+        links = [
+            (
+                link.id,
+                course,
+                link.student_id,
+                *map(moment, (link.created_at, link.expires_at, link.revoked_at)),
+            )
+            for link, course in student_links.list_links(session, args.course)
+        ]
+    print_table(("id", "course", "student", "created", "expires", "revoked"), links)
     return EXIT_OK
 
 
 def _revoke(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
+    with command_session(get_settings().sqlalchemy_url()) as session:
         count = student_links.revoke(session, course=args.course, student=args.student)
     print(f"revoked {count} live link(s) of {args.student!r} in course {args.course!r}")
     return EXIT_OK

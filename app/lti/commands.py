@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import argparse
 
-from app.db import migrated
+from app.commands import print_table
+from app.db import command_session
 from app.lti.registrations import (
     add_platform,
     list_platforms,
@@ -51,7 +52,7 @@ def add_lti_commands(commands: engine_cli.Commands) -> None:
 
 
 def _add(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
+    with command_session(get_settings().sqlalchemy_url()) as session:
         row = add_platform(
             session,
             args.issuer,
@@ -71,19 +72,17 @@ def _add(args: argparse.Namespace, _engine: GraderSettings) -> int:
 
 
 def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
-    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
+    with command_session(get_settings().sqlalchemy_url()) as session:
         rows = [
             (row.id, row.issuer, row.client_id, ",".join(row.deployment_ids))
             for row in list_platforms(session)
         ]
-    print("id\tissuer\tclient\tdeployments")
-    for row in rows:
-        print("\t".join(str(field) for field in row))
+    print_table(("id", "issuer", "client", "deployments"), rows)
     return EXIT_OK
 
 
 def _remove(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    with migrated(get_settings().sqlalchemy_url()) as database, database.session() as session:
+    with command_session(get_settings().sqlalchemy_url()) as session:
         row = remove_platform(session, args.platform_id)
         issuer = row.issuer
     print(f"removed platform {args.platform_id} ({issuer})")
