@@ -22,6 +22,7 @@ from playwright.sync_api import Browser
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
+from app.db import Database
 from app.main import create_app
 from app.settings import AppSettings
 from grader.catalog import Catalog
@@ -112,6 +113,15 @@ def module_postgres_url(_pg_admin: Engine | None) -> Iterator[str]:
     """A fresh, empty PostgreSQL database for this test module."""
     with _fresh_pg_database(_pg_admin) as url:
         yield url
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    """A migrated database, on SQLite and on PostgreSQL (`database_url`)."""
+    database = Database.from_url(database_url)
+    database.migrate()
+    yield database
+    database.close()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -8,7 +8,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -138,3 +139,17 @@ class Stack:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+@contextmanager
+def running_stack(
+    logs: Path, env: dict[str, str], redis: RedisNamespace, *, workers: int
+) -> Iterator[Stack]:
+    """A deployment with its API and `workers` workers started; every process stopped after."""
+    stack = Stack(logs, env, redis)
+    try:
+        stack.start_api()
+        stack.start_workers(workers)
+        yield stack
+    finally:
+        stack.close()

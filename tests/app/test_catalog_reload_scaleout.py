@@ -12,7 +12,7 @@ import pytest
 from app_support import CORRECT
 from exercise_folders import OTHER, SEED, copy_exercise, edit_toml, seed_catalog
 from scaleout_support import RedisNamespace, redis_namespace
-from stack_support import Stack, stack_env, wait_for
+from stack_support import Stack, running_stack, stack_env, wait_for
 
 from grader.spec import load_exercise
 
@@ -38,13 +38,8 @@ def stack(
         tmp_path / "var", redis_ns, postgres_url,
         AUTOGRADER_EXERCISES_DIR=str(exercises), AUTOGRADER_CATALOG_POLL_S="0.2",
     )  # fmt: skip
-    stack = Stack(tmp_path, env, redis_ns)
-    try:
-        stack.start_api()
-        stack.start_workers(1)
+    with running_stack(tmp_path, env, redis_ns, workers=1) as stack:
         yield stack
-    finally:
-        stack.close()
 
 
 def graded_version(stack: Stack, exercise: str, source: str) -> str:

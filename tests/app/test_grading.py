@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -28,14 +27,6 @@ from app.settings import AppSettings
 from app.webhooks import record_delivery
 from grader.report import Report
 from grader.runner import Grader
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database.from_url(database_url)
-    database.migrate()
-    yield database
-    database.close()
 
 
 @pytest.fixture

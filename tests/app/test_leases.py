@@ -5,7 +5,6 @@ and of several sweepers one takes an orphan."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -16,14 +15,6 @@ from app.leases import DISPATCHED, Leases
 from app.models import SubmissionStatus, utcnow
 
 LEASE_S = 0.5
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database.from_url(database_url)
-    database.migrate()
-    yield database
-    database.close()
 
 
 @pytest.fixture

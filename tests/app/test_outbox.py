@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import pytest
 from app_support import CORRECT, SEED, wait_until
 
 from app.db import Database
@@ -20,14 +19,6 @@ from app.models import (
     WebhookDelivery,
 )
 from app.outbox import Channel, OutboxSender, Retry, Undelivered
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database.from_url(database_url)
-    database.migrate()
-    yield database
-    database.close()
 
 
 def deliveries(database: Database, count: int, url: str = "http://x") -> list[int]:

@@ -3,24 +3,14 @@ across the deployment, and keeps going when a pass fails."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
-import pytest
 from app_support import CORRECT, SEED, SettingsFactory, wait_until
 
 from app.db import Database
 from app.leases import Leases
 from app.models import Submission, SubmissionStatus, utcnow
 from app.sweeper import Sweeper
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database.from_url(database_url)
-    database.migrate()
-    yield database
-    database.close()
 
 
 def test_two_sweepers_dispatch_an_orphan_once(

@@ -27,7 +27,7 @@ import pytest
 from app_support import CORRECT, SEED, webhook_receiver
 from scaleout_support import RedisNamespace, redis_namespace
 from sqlalchemy import select
-from stack_support import Stack, stack_env, wait_for
+from stack_support import Stack, running_stack, stack_env, wait_for
 
 from app.db import Database
 from app.models import Submission, SubmissionStatus, WebhookDelivery, utcnow
@@ -71,13 +71,8 @@ def stack(
         AUTOGRADER_WEBHOOK_BACKOFF_S="2",
         AUTOGRADER_WEBHOOK_ALLOWED_HOSTS='["127.0.0.1"]',  # the test's receivers
     )
-    stack = Stack(data_dir, env, redis_ns)
-    try:
-        stack.start_api()
-        stack.start_workers(2)
+    with running_stack(data_dir, env, redis_ns, workers=2) as stack:
         yield stack
-    finally:
-        stack.close()
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from app_support import CORRECT, SEED
 from platform_support import DEPLOYMENT_ID, Platform, register_in, serve_platform
 from scaleout_support import redis_namespace
 from sqlalchemy import select
-from stack_support import Stack, stack_env, wait_for
+from stack_support import Stack, running_stack, stack_env, wait_for
 
 from app.db import Database
 from app.lti.models import LtiLaunch, LtiScorePost
@@ -27,13 +27,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory, postgres_url: str) -> Iterat
     data_dir = tmp_path_factory.mktemp("passback")
     with redis_namespace() as redis_ns:
         env = stack_env(data_dir, redis_ns, postgres_url, AUTOGRADER_LTI_SCORE_BACKOFF_S="2")
-        stack = Stack(data_dir, env, redis_ns)
-        try:
-            stack.start_api()
-            stack.start_workers(1)
+        with running_stack(data_dir, env, redis_ns, workers=1) as stack:
             yield stack
-        finally:
-            stack.close()
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ proven end to end by the launches and deep links of test_lti."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from app_support import ClientFactory, SettingsFactory
 from pydantic import SecretStr
@@ -15,14 +13,6 @@ from app.db import Database
 from app.lti.models import LtiToolKey
 from app.lti.tool_key import ToolKeyUnreadable, _generate, tool_key
 from app.settings import AppSettings
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database.from_url(database_url)
-    database.migrate()
-    yield database
-    database.close()
 
 
 def stored(database: Database) -> str:
