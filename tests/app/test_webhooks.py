@@ -23,6 +23,7 @@ from app_support import (
     webhook_receiver,
 )
 from fastapi.testclient import TestClient
+from httpx2 import Response
 from sqlalchemy import select
 
 from app import logs
@@ -62,6 +63,12 @@ def verified(key: bytes, request: Received) -> bool:
     )
 
 
+def submit_with_callback(client: TestClient, url: str, source: str = "x = 1") -> Response:
+    return client.post(
+        "/v1/submissions", json={"exercise": SEED, "source": source, "callback_url": url}
+    )
+
+
 def deliveries(client: TestClient) -> list[WebhookDelivery]:
     api = client.app.state.api  # type: ignore[attr-defined]
     with api.database.session() as session:
@@ -74,10 +81,7 @@ def test_a_finished_submission_is_posted_signed_to_its_callback(
     settings = make_settings(webhook_secret="hook-secret", webhook_allowed_hosts=LOOPBACK)
     client = make_client(settings)
     with webhook_receiver() as receiver:
-        accepted = client.post(
-            "/v1/submissions",
-            json={"exercise": SEED, "source": CORRECT, "callback_url": receiver.url},
-        ).json()
+        accepted = submit_with_callback(client, receiver.url, source=CORRECT).json()
         wait_until(lambda: len(receiver.requests) == 1)
     (request,) = receiver.requests
     body = json.loads(request.body)
@@ -94,10 +98,7 @@ def test_without_a_webhook_secret_the_service_secret_signs(
 ) -> None:
     client = make_client(make_settings(webhook_allowed_hosts=LOOPBACK))
     with webhook_receiver() as receiver:
-        client.post(
-            "/v1/submissions",
-            json={"exercise": SEED, "source": "x = 1", "callback_url": receiver.url},
-        )
+        submit_with_callback(client, receiver.url)
         wait_until(lambda: len(receiver.requests) == 1)
     (request,) = receiver.requests
     assert verified(b"test-secret", request)
@@ -111,10 +112,7 @@ def test_a_failing_receiver_is_retried_with_backoff_until_it_answers(
     )
     client = make_client(settings)
     with webhook_receiver(statuses=[500, 503]) as receiver:
-        client.post(
-            "/v1/submissions",
-            json={"exercise": SEED, "source": "x = 1", "callback_url": receiver.url},
-        )
+        submit_with_callback(client, receiver.url)
         wait_until(lambda: len(receiver.requests) == 3)
         wait_until(lambda: deliveries(client)[0].status is OutboxStatus.DELIVERED)
     (delivery,) = deliveries(client)
@@ -131,10 +129,7 @@ def test_a_receiver_that_never_answers_2xx_is_given_up_on(
     )
     client = make_client(settings)
     with webhook_receiver(statuses=[500] * 10) as receiver:
-        client.post(
-            "/v1/submissions",
-            json={"exercise": SEED, "source": "x = 1", "callback_url": receiver.url},
-        )
+        submit_with_callback(client, receiver.url)
         wait_until(
             lambda: (
                 deliveries(client)[:1] != []
@@ -156,10 +151,7 @@ def test_a_pending_delivery_is_sent_after_a_restart(
     )
     first = make_client(settings)
     with webhook_receiver(statuses=[500]) as receiver:
-        first.post(
-            "/v1/submissions",
-            json={"exercise": SEED, "source": "x = 1", "callback_url": receiver.url},
-        )
+        submit_with_callback(first, receiver.url)
         wait_until(lambda: len(receiver.requests) == 1)
         first.__exit__(None, None, None)
         assert len(receiver.requests) == 1
@@ -200,9 +192,7 @@ def test_a_callback_url_to_an_internal_address_is_refused_and_nothing_is_stored(
     names = {"localhost": "127.0.0.1", "internal.example.org": "10.1.2.3"}
     keep_traffic_local(monkeypatch, names.get)
     client = make_client(make_settings(database_url=database_url))
-    response = client.post(
-        "/v1/submissions", json={"exercise": SEED, "source": "x = 1", "callback_url": url}
-    )
+    response = submit_with_callback(client, url)
     assert response.status_code == 422, response.text
     problem = response.json()
     assert problem["type"] == "urn:autograder:problem:callback-url-refused"
@@ -222,14 +212,7 @@ def test_a_name_that_turns_internal_after_submission_is_refused_at_connect_time(
     settings = make_settings(database_url=database_url, webhook_backoff_s=0.02)
     client = make_client(settings)
     with webhook_receiver() as receiver:
-        accepted = client.post(
-            "/v1/submissions",
-            json={
-                "exercise": SEED,
-                "source": "x = 1",
-                "callback_url": f"http://rebind.example.org:{receiver.port}/hook",
-            },
-        )
+        accepted = submit_with_callback(client, f"http://rebind.example.org:{receiver.port}/hook")
         assert accepted.status_code == 202, accepted.text
         wait_until(lambda: [d.status for d in deliveries(client)] == [OutboxStatus.FAILED])
         assert receiver.requests == []
@@ -251,14 +234,7 @@ def test_the_connection_goes_to_the_address_checked_and_the_name_is_not_resolved
     looked_up = keep_traffic_local(monkeypatch, lambda name: next(answers, "10.9.9.9"))
     client = make_client(make_settings(webhook_allowed_hosts=["127.0.0.0/8"]))
     with webhook_receiver() as receiver:
-        client.post(
-            "/v1/submissions",
-            json={
-                "exercise": SEED,
-                "source": "x = 1",
-                "callback_url": f"http://pinned.example.org:{receiver.port}/hook",
-            },
-        )
+        submit_with_callback(client, f"http://pinned.example.org:{receiver.port}/hook")
         wait_until(lambda: len(receiver.requests) == 1)
     assert receiver.requests[0].headers["Host"] == f"pinned.example.org:{receiver.port}"
     assert looked_up == ["pinned.example.org"] * 2
@@ -273,10 +249,7 @@ def test_a_redirect_is_not_followed(
         webhook_receiver() as elsewhere,
         webhook_receiver(statuses=[302], location=elsewhere.url) as receiver,
     ):
-        client.post(
-            "/v1/submissions",
-            json={"exercise": SEED, "source": "x = 1", "callback_url": receiver.url},
-        )
+        submit_with_callback(client, receiver.url)
         wait_until(lambda: [d.status for d in deliveries(client)] == [OutboxStatus.FAILED])
         assert len(receiver.requests) == 1
         assert elsewhere.requests == []
@@ -292,15 +265,9 @@ def test_a_slow_receiver_does_not_delay_the_others(
     hold = threading.Event()
     with webhook_receiver(hold=hold) as slow, webhook_receiver() as fast:
         for n in range(6):
-            client.post(
-                "/v1/submissions",
-                json={"exercise": SEED, "source": f"x = {n}", "callback_url": slow.url},
-            )
+            submit_with_callback(client, slow.url, source=f"x = {n}")
         wait_until(lambda: len(slow.requests) >= 1 and len(deliveries(client)) == 6)
-        client.post(
-            "/v1/submissions",
-            json={"exercise": SEED, "source": "y = 1", "callback_url": fast.url},
-        )
+        submit_with_callback(client, fast.url, source="y = 1")
         wait_until(lambda: len(fast.requests) == 1, timeout_s=5)
         assert len(slow.requests) == 1  # one attempt in flight per receiver
         hold.set()
@@ -319,14 +286,7 @@ def test_a_callback_url_is_never_logged_in_clear(
         settings = make_settings(webhook_allowed_hosts=LOOPBACK, webhook_backoff_s=0.02)
         client = make_client(settings)
         with webhook_receiver(statuses=[500]) as receiver:
-            client.post(
-                "/v1/submissions",
-                json={
-                    "exercise": SEED,
-                    "source": "x = 1",
-                    "callback_url": f"{receiver.url}?token=s3cr3t",
-                },
-            )
+            submit_with_callback(client, f"{receiver.url}?token=s3cr3t")
             wait_until(lambda: len(receiver.requests) == 2)
             wait_until(lambda: deliveries(client)[0].status is OutboxStatus.DELIVERED)
     finally:
