@@ -32,7 +32,13 @@ import redis
 from celery import Celery
 
 from app.api_process import ApiProcess
-from app.catalog_watch import CatalogHolder, CatalogWatch, FollowedCatalog, PreloadingGrader
+from app.catalog_watch import (
+    CatalogHolder,
+    CatalogWatch,
+    FollowedCatalog,
+    PreloadingGrader,
+    log_changes,
+)
 from app.db import Database
 from app.dispatch import Dispatcher, EmbeddedDispatcher
 from app.grading import GradingContext, OnDone, OnGraded, warm_up
@@ -95,6 +101,7 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
             path = _scale_out_api(settings, leases, on_done, stack)
             scanned = grader.catalog if grader else Catalog.scan(settings.exercises_dir)
             exercises = FollowedCatalog(scanned)
+            log_changes(Catalog([]), scanned)
         else:
             grader, exercises = _embedded_grader(settings, grader, stack)
             holder = process_name()

@@ -74,7 +74,6 @@ class CatalogWatch:
         self._folder = folder
         self._holder = holder
         self._seen = seen
-        log_changes(Catalog([]), holder.catalog)
 
     def check(self) -> None:
         """Scan again if anything changed since the last check."""

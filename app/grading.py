@@ -30,6 +30,7 @@ from app.logs import bound_submission
 from app.metrics import Metrics
 from app.models import Submission, SubmissionStatus, utcnow
 from app.settings import AppSettings
+from grader.catalog import Catalog
 from grader.errors import AutograderError
 from grader.judge import internal_error
 from grader.report import Report, ReportStatus
@@ -70,8 +71,7 @@ class GradingContext:
 def warm_up(grader: Grader) -> None:
     """Before the first submission: every exercise's plan (the references run once; one that
     fails sets its exercise apart, logged) and the sandbox's warm process."""
-    before = grader.catalog
-    log_changes(before, grader.warm())
+    log_changes(Catalog([]), grader.warm())
     grader.sandbox.layers()
 
 
