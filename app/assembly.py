@@ -88,7 +88,7 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
         metrics = Metrics()
         metrics.track_submissions(database)
         metrics.track_queue(leases.depth)
-        waiters = Waiters()
+        waiters = Waiters(settings.wait_poll_s)
         outbox = _outbox(settings, database, metrics, stack)
 
         def on_done(submission_id: str, outbox_due: bool) -> None:
