@@ -25,6 +25,10 @@ _MIGRATION_LOCK_ID = 0x61677231  # "agr1"
 
 
 _CONNECT_TIMEOUT_S = 5
+# Connections kept open for the request threads, the grading threads and the outbox at once. Past
+# the pool, a connection is opened for one unit of work and closed after it: under load on SQLite
+# (SQLAlchemy keeps 5 by default) that was a new connection and its four pragmas per request.
+_POOL: dict[str, Any] = {"pool_size": 10, "max_overflow": 20}
 
 
 def create_db_engine(url: str) -> Engine:
@@ -33,14 +37,15 @@ def create_db_engine(url: str) -> Engine:
         database = parsed.database
         if database and database != ":memory:":
             _create_private(Path(database))
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": 30}, **_POOL
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     return create_engine(
         url,
         pool_pre_ping=True,
-        pool_size=10,
-        max_overflow=20,
+        **_POOL,
         # A server that accepts and never answers fails the request in seconds instead of holding
         # it (and a thread of the pool) until the operating system gives up on the socket.
         connect_args={"connect_timeout": _CONNECT_TIMEOUT_S},
