@@ -304,16 +304,54 @@ def _stat_fields(pid: int) -> list[str] | None:
     return text[text.rindex(")") + 2 :].split()
 
 
-def cpu_seconds(pids: Sequence[int]) -> float:
-    """CPU time (user + system) of these processes and of their children already reaped: the
-    sandbox's per-submission children end up in their warm process's account when it reaps
-    them, so the sum over a tree at two moments differs by the CPU the tree spent between."""
-    total = 0
+@dataclass(frozen=True)
+class CpuAccount:
+    """CPU-seconds (user + system) spent so far, by role in a service's process tree, and by the
+    whole machine: two accounts taken at two moments differ by what was spent between them."""
+
+    service: float  # the API and worker processes: HTTP, database, supervising and judging
+    warm: float  # the sandbox's warm processes themselves: forking and reaping
+    children: float  # the sandboxed children, counted into their warm process once reaped
+    machine: float  # every process and kernel thread: the client, the database, kernel work
+
+    @property
+    def tree(self) -> float:
+        return self.service + self.warm + self.children
+
+    def __sub__(self, earlier: CpuAccount) -> CpuAccount:
+        return CpuAccount(
+            *(getattr(self, name) - getattr(earlier, name) for name in self.__dataclass_fields__)
+        )
+
+
+def cpu_account(pids: Sequence[int]) -> CpuAccount:
+    service = warm = children = 0
     for pid in pids:
         stat = _stat_fields(pid)
-        if stat is not None:
-            total += sum(int(value) for value in stat[11:15])  # utime stime cutime cstime
-    return total / _CLOCK_TICKS
+        if stat is None:
+            continue
+        own, reaped = int(stat[11]) + int(stat[12]), int(stat[13]) + int(stat[14])
+        if _is_warm_process(pid):
+            warm, children = warm + own, children + reaped
+        else:  # a warm process ends in its parent's reaped time only when it exits
+            service += own + reaped
+    return CpuAccount(
+        service / _CLOCK_TICKS, warm / _CLOCK_TICKS, children / _CLOCK_TICKS, _machine_busy()
+    )
+
+
+def _is_warm_process(pid: int) -> bool:
+    try:
+        return b"grader.sandbox.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _machine_busy() -> float:
+    """Seconds of CPU the machine spent on anything, from /proc/stat: all but idle and iowait."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / _CLOCK_TICKS
 
 
 @dataclass(frozen=True)

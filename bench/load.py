@@ -10,7 +10,9 @@ throughput, p50/p90 latency (first POST to verdict), and throughput as a fractio
 machine's ideal, cores / CPU-seconds per grading, where the CPU-seconds are the in-process work
 of the same mix measured in this run (the engine without isolation, no HTTP, no database); the
 service's own CPU per grading (its process tree, from /proc, children included) is printed
-beside it. Memory: the service's process tree sampled under load, as PSS (shared pages split
+beside it, split between the API and worker processes, the sandbox's warm processes and their
+sandboxed children, and so is the whole machine's (kernel threads included). Memory: the
+service's process tree sampled under load, as PSS (shared pages split
 between the processes sharing them; the forked sandbox children share most of theirs) and as
 summed RSS. `--mode embedded` (default) runs `autograder serve` on its embedded defaults;
 `--mode workers` runs compose's shape: the API with AUTOGRADER_BROKER_URL and
@@ -44,11 +46,12 @@ from _common import (
     CORRECT,
     MISTAKES,
     SLUG,
+    CpuAccount,
     Memory,
     Processes,
     Readiness,
     add_service_env_option,
-    cpu_seconds,
+    cpu_account,
     in_process_grader,
     machine_cores,
     memory,
@@ -240,7 +243,7 @@ class Run:
     mode: str
     outcomes: list[Outcome]
     wall_s: float
-    service_cpu_s: float
+    cpu: CpuAccount  # spent during the measured load
     client_cpu_s: float
     memory: MemoryPeak
     problems: list[str]
@@ -257,15 +260,15 @@ def load(
     warmup, _ = asyncio.run(run_all(base_url, mix(args.warmup, "warm-up"), args.concurrency))
     problems = [f"warm-up: {outcome.error}" for outcome in warmup if outcome.error]
     with sampled(started.pids, args.sample_s) as peak:
-        cpu_before, client_before = cpu_seconds(started.pids()), time.process_time()
+        cpu_before, client_before = cpu_account(started.pids()), time.process_time()
         outcomes, wall_s = asyncio.run(run_all(base_url, jobs, args.concurrency))
-        service_cpu_s = cpu_seconds(started.pids()) - cpu_before
+        cpu = cpu_account(started.pids()) - cpu_before
         client_cpu_s = time.process_time() - client_before
     started.check_alive()
     ids = [outcome.submission_id for outcome in outcomes if outcome.submission_id]
     stored = asyncio.run(read_back(base_url, ids, args.concurrency))
     problems += check(outcomes, stored)
-    return Run(mode, outcomes, wall_s, service_cpu_s, client_cpu_s, peak, problems)
+    return Run(mode, outcomes, wall_s, cpu, client_cpu_s, peak, problems)
 
 
 def check(outcomes: Sequence[Outcome], stored: dict[str, Verdict]) -> list[str]:
@@ -377,7 +380,8 @@ def report(run: Run, work_cpu_s: float, concurrency: int) -> None:
     cores = machine_cores()
     latencies = [outcome.latency_s for outcome in run.outcomes if not outcome.error]
     refusals = sum((outcome.refusals for outcome in run.outcomes), Counter[int]())
-    service_cpu_s = run.service_cpu_s / len(run.outcomes)
+    per_grading_ms = 1000 / len(run.outcomes)
+    tree_ms = run.cpu.tree * per_grading_ms
     ideal = cores / work_cpu_s
     print(f"\n== {run.mode}: {len(run.outcomes)} submissions at concurrency {concurrency}")
     print(
@@ -394,7 +398,15 @@ def report(run: Run, work_cpu_s: float, concurrency: int) -> None:
         )
     print(
         f"  CPU per grading:  {work_cpu_s * 1000:.1f} ms of in-process work; the service's "
-        f"tree spent {service_cpu_s * 1000:.1f} ms ({service_cpu_s / work_cpu_s:.2f}x)"
+        f"tree spent {tree_ms:.1f} ms ({tree_ms / (work_cpu_s * 1000):.2f}x): "
+        f"{run.cpu.service * per_grading_ms:.1f} in API and worker processes, "
+        f"{run.cpu.warm * per_grading_ms:.1f} in warm processes, "
+        f"{run.cpu.children * per_grading_ms:.1f} in sandboxed children"
+    )
+    print(
+        f"  machine's CPU:    {run.cpu.machine * per_grading_ms:.1f} ms per grading, anything "
+        f"included (client, database, kernel threads); {run.cpu.machine / run.wall_s:.2f} of "
+        f"{cores} cores busy"
     )
     print(f"  machine's ideal:  {ideal:.2f} gradings/s ({cores} cores / in-process CPU)")
     print(f"  client's CPU:     {run.client_cpu_s:.1f} s, on the same cores")
