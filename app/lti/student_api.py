@@ -97,7 +97,7 @@ async def submit(
         new = SubmissionCreate(exercise=who.exercise, source=body.source, student_id=who.student_id)
     except ValidationError as error:  # the same checks as /v1/submissions, answered the same
         raise RequestValidationError(error.errors()) from None
-    valid_new_submission(new, api.catalog, api.settings)
+    await valid_new_submission(new, api.catalog, api.settings)
     return await run_in_threadpool(_submit, api, who, new)
 
 
