@@ -122,6 +122,9 @@ def _serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
         host=settings.host,
         port=settings.port,
         log_config=None,
+        # Their C event loop and HTTP parser (pyproject.toml says why), never a silent fallback.
+        loop="uvloop",
+        http="httptools",
         # Off unless proxies are named: uvicorn would otherwise believe 127.0.0.1's headers.
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies,
