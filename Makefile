@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install serve test lint typecheck pytest deploy-check compose-check bench bench-http bench-load grade-example clean
+.PHONY: install serve test lint typecheck pytest deploy-check compose-check bench bench-phases bench-http bench-load grade-example clean
 
 install: $(VENV)/.installed app/ui/static/dist/page.js
 
@@ -50,6 +50,10 @@ compose-check: install
 ## Latency of exercise 1 through the sandbox, against in-process and fresh-interpreter graders.
 bench: install
 	$(BIN)/python bench/grading_latency.py
+
+## One grading's CPU phase by phase, in-process and sandboxed (fork, hardening, work, exit).
+bench-phases: install
+	$(BIN)/python bench/phases.py
 
 ## Sync grading over HTTP (`autograder serve`) against a fresh `import torch` and in-process work.
 bench-http: install

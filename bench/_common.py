@@ -62,11 +62,13 @@ def ratio_line(name: str, value: float, target: str | None = None) -> str:
 # --- the floors ---------------------------------------------------------------------------------
 
 
-def measure(grader: Grader, source: str, runs: int) -> list[float]:
-    """Seconds per grading, after one untimed run that warms caches and processes."""
+def measure(grader: Grader, source: str, runs: int, pause_s: float = 0.0) -> list[float]:
+    """Seconds per grading, after one untimed run that warms caches and processes; `pause_s`
+    between gradings, as between students' submissions to an idle service."""
     grade_checked(grader, source)
     timings = []
     for _ in range(runs):
+        time.sleep(pause_s)
         started = time.perf_counter()
         grade_checked(grader, source)
         timings.append(time.perf_counter() - started)

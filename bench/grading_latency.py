@@ -1,11 +1,16 @@
 """Per-submission grading latency of exercise 1 (all its tests), three ways, in one run.
 
 - in-process: the same engine with no isolation at all (the floor: the work itself);
-- warm fork: the product's sandbox, a fresh process per submission forked from a warm one;
+- warm fork: the product's sandbox, a fresh process per run forked from a warm one, with the
+  service's two slots (a grading's visible and hidden tests at once, each in its own child) and
+  with one (`autograder grade`'s: the hidden tests after the visible ones);
 - fresh interpreter: a new Python per submission that imports torch (what most graders do).
 
-Prints the medians and the ratios the issue sets as targets: the warm fork within 2x of the
-in-process work, and at least 10x faster than a fresh interpreter.
+Each submission comes to an idle service (--pause-s after the last grading), as a student's
+does: the sandbox has its children forked, hardened and rehearsed ahead (`bench/load.py`
+measures a busy one). Prints the medians and the ratios against the in-process floor: the warm
+fork as the service runs it within 1.2x, and at least 10x faster than a fresh interpreter.
+Latency only: what a grading costs in CPU, and where, is `bench/phases.py`'s.
 
     python bench/grading_latency.py [--runs N] [--fresh-runs N]
 """
@@ -31,6 +36,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--fresh-runs", type=int, default=5)
+    parser.add_argument("--pause-s", type=float, default=0.2, help="between gradings")
     args = parser.parse_args()
     # The floor does the same work the same way as the sandboxed children: torch set up as in
     # the warm process (one thread; without it OpenMP spin-waits dominate on a busy machine).
@@ -41,7 +47,8 @@ def main() -> None:
     source = CORRECT.read_text(encoding="utf-8")
     sandboxes: list[tuple[str, Sandbox, int]] = [
         ("in-process", InProcessSandbox(), args.runs),
-        ("warm fork", ForkServerSandbox(slots=1), args.runs),
+        ("warm fork", ForkServerSandbox(slots=2), args.runs),
+        ("warm fork, 1 slot", ForkServerSandbox(slots=1), args.runs),
         ("fresh interpreter", FreshInterpreterSandbox(), args.fresh_runs),
     ]
     medians = {}
@@ -49,7 +56,7 @@ def main() -> None:
         for name, sandbox, runs in sandboxes:
             grader = Grader(catalog, sandbox, secret=SECRET)
             grader.warm()  # reference outputs are computed once, before any timing
-            timings = measure(grader, source, runs)
+            timings = measure(grader, source, runs, args.pause_s)
             medians[name] = statistics.median(timings)
             print(
                 f"{name:>17}: median {medians[name] * 1000:8.1f} ms  "
@@ -61,8 +68,10 @@ def main() -> None:
 
     overhead = medians["warm fork"] / medians["in-process"]
     speedup = medians["fresh interpreter"] / medians["warm fork"]
-    print(f"warm fork / in-process        = {overhead:6.2f}x  (target <= 2)")
-    print(f"fresh interpreter / warm fork = {speedup:6.1f}x  (target >= 10)")
+    one_slot = medians["warm fork, 1 slot"] / medians["in-process"]
+    print(f"warm fork / in-process          = {overhead:6.2f}x  (target <= 1.2)")
+    print(f"warm fork, 1 slot / in-process  = {one_slot:6.2f}x")
+    print(f"fresh interpreter / warm fork   = {speedup:6.1f}x  (target >= 10)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,238 @@
+"""Where one grading of exercise 1 spends its CPU, phase by phase, in-process and sandboxed.
+
+The seed's common real answer is graded the two ways, each phase timed with the CPU clock of
+the process that runs it (medians over --runs, after one untimed round):
+
+- in-process, the work itself: loading the submission (compiling it under the policy and running
+  its module), its visible tests, the probes on them (properties and weights), its hidden tests,
+  and judging (comparing with the reference's outputs, diagnosing);
+- sandboxed, the same work in children forked from this process once it is set up as the warm
+  process is (`zygote.load_runtime`, `zygote.warm_up`), with what the sandbox adds around it: the
+  fork (in the warm process), the child's hardening (`prepare` right after the fork, `confine`
+  once the job is in), receiving the job, sending the events, and the child's exit (what the
+  kernel spends tearing down its copy of the warm process; with the fork's own first faults in
+  the child); and, in the supervisor, encoding the jobs and decoding the events.
+
+The work is split by difference: a job with no call is the load alone, the visible tests less
+that are the tests, the whole visible job less its tests are the probes. A grading loads the
+submission twice, once in each child (the hidden tests run apart from the visible ones).
+
+What a grading costs the API besides (HTTP, the database, waking the waiter) is its share in
+`bench/load.py`, less the supervisor's part here.
+
+    python bench/phases.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import socket
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import NoReturn
+
+from _common import CORRECT, SECRET, SLUG, ms
+
+from grader.catalog import Catalog
+from grader.contract import Execution, Job, Violation
+from grader.judge import HiddenRun, judge
+from grader.plan import ExercisePlan, build_plan
+from grader.sandbox import guest, hardening, zygote
+from grader.sandbox.frames import MAX_EVENT_HEADER, MAX_JOB_HEADER, FrameReader
+from grader.sandbox.inprocess import InProcessSandbox
+from grader.sandbox.protocol import decode_event, decode_job, encode_event, encode_job
+from grader.sandbox.scratch import make_scratch, remove_scratch
+from grader.sandbox.transcript import EventReporter, Transcript
+from grader.settings import GraderSettings
+
+PRELOAD = ("torch", "numpy")
+Seconds = dict[str, float]
+
+
+def job_variants(plan: ExercisePlan, source: str) -> dict[str, Job]:
+    visible = plan.visible_job(source)
+    tests = sum(1 for test in plan.tests if test.visible)
+    return {
+        "load": replace(visible, calls=()),
+        "visible tests": replace(visible, calls=visible.calls[:tests]),
+        "visible job": visible,
+        "hidden job": plan.hidden_job(source, plan.draw()),
+    }
+
+
+def work_split(cost: dict[str, float]) -> Seconds:
+    """The work's phases, per grading, from the cost of each job variant."""
+    return {
+        "load the submission (x2)": 2 * cost["load"],
+        "visible tests": cost["visible tests"] - cost["load"],
+        "probes (properties, weights)": cost["visible job"] - cost["visible tests"],
+        "hidden tests": cost["hidden job"] - cost["load"],
+    }
+
+
+# --- in-process ---------------------------------------------------------------------------------
+
+
+def in_process(plan: ExercisePlan, jobs: dict[str, Job]) -> Seconds:
+    sandbox = InProcessSandbox()
+    cost, runs = {}, {}
+    for name, job in jobs.items():
+        started = time.process_time()
+        runs[name] = sandbox.run(job)
+        cost[name] = time.process_time() - started
+    return work_split(cost) | {"judge (compare, diagnose)": judged(plan, jobs, runs)}
+
+
+def judged(plan: ExercisePlan, jobs: dict[str, Job], runs: dict[str, Execution]) -> float:
+    draw = {test.spec.name: test.cases[0] for test in plan.tests if not test.visible}
+    hidden = replace(jobs["hidden job"], calls=tuple(case.call for case in draw.values()))
+    hidden_run = InProcessSandbox().run(hidden)
+    started = time.process_time()
+    judge(plan, runs["visible job"], HiddenRun(draw, hidden_run))
+    return time.process_time() - started
+
+
+# --- sandboxed ----------------------------------------------------------------------------------
+
+
+def sandboxed(jobs: dict[str, Job]) -> Seconds:
+    runs = {name: in_child(job) for name, job in jobs.items()}
+    both = [runs["visible job"], runs["hidden job"]]
+    around = {
+        phase: sum(run[phase] for run in both)
+        for phase in ("fork", "prepare", "receive the job", "confine", "exit")
+    }
+    work = work_split({name: run["work"] for name, run in runs.items()})
+    return {
+        "fork (warm process)": around["fork"],
+        "harden after the fork": around["prepare"],
+        "receive the job": around["receive the job"],
+        "confine": around["confine"],
+        **work,
+        "exit": around["exit"],
+        **supervisor_side(jobs),
+    }
+
+
+def in_child(job: Job) -> Seconds:
+    """`job` in a child forked from this process and hardened as the sandbox's are; the CPU of
+    each phase, the fork's in this process and the child's exit included."""
+    uid = hardening.slot_uid(64000, 0)
+    scratch = make_scratch(os.environ.get("TMPDIR", "/tmp"), uid)
+    ours, theirs = socket.socketpair()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.process_time()
+    pid = os.fork()
+    if pid == 0:
+        _child(theirs.fileno(), scratch, uid)
+    fork_s = time.process_time() - started
+    theirs.close()
+    ours.sendall(encode_job(job))
+    ours.shutdown(socket.SHUT_WR)
+    with ours.makefile("rb") as channel:
+        laps: Seconds = json.loads(channel.read().rsplit(b"\n", 1)[-1])
+    os.waitpid(pid, 0)
+    ours.close()
+    remove_scratch(scratch)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    whole = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {"fork": fork_s, **laps, "exit": whole - sum(laps.values())}
+
+
+def _child(channel_fd: int, scratch: str, uid: int | None) -> NoReturn:
+    laps, clock = {}, [time.process_time()]
+
+    def lap(name: str) -> None:
+        clock.append(time.process_time())
+        laps[name] = clock[-1] - clock[-2]
+
+    try:
+        hardening.prepare(channel_fd, scratch, uid)
+        lap("prepare")
+        channel = socket.socket(fileno=hardening.CHANNEL_FD)
+        job = decode_job(next(FrameReader(MAX_JOB_HEADER, 1 << 40).feed(_read_all(channel))))
+        lap("receive the job")
+        hardening.confine(job.limits, scratch)
+        lap("confine")
+        guest.execute(job, EventReporter(lambda e: channel.sendall(encode_event(e))), _refuse)
+        lap("work")
+        channel.sendall(b"\n" + json.dumps(laps).encode())
+    finally:
+        os._exit(0)
+
+
+def _read_all(channel: socket.socket) -> bytes:
+    chunks = []
+    while chunk := channel.recv(1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _refuse(violation: Violation) -> NoReturn:
+    raise RuntimeError(f"the benchmark's submission broke the policy: {violation}")
+
+
+def supervisor_side(jobs: dict[str, Job]) -> Seconds:
+    """The supervisor's protocol work for the two runs of a grading: encoding each job,
+    decoding and ordering the child's events (their frames made here, as a child makes them)."""
+    encode = decode = 0.0
+    for job in (jobs["visible job"], jobs["hidden job"]):
+        frames = events_of(job)
+        started = time.process_time()
+        encode_job(job)
+        encode += time.process_time() - started
+        started = time.process_time()
+        transcript, reader = Transcript(job), FrameReader(MAX_EVENT_HEADER, 1 << 40)
+        for frame in reader.feed(b"".join(frames)):
+            transcript.record(decode_event(frame, job))
+        decode += time.process_time() - started
+    return {"encode the jobs": encode, "decode the events": decode}
+
+
+def events_of(job: Job) -> list[bytes]:
+    """The frames a child sends for `job`."""
+    frames: list[bytes] = []
+    guest.execute(job, EventReporter(lambda event: frames.append(encode_event(event))), _refuse)
+    return frames
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+
+def medians(measure: Callable[[], Seconds], runs: int) -> Seconds:
+    measure()  # untimed: first-use costs are not the work
+    samples = [measure() for _ in range(runs)]
+    return {phase: statistics.median(sample[phase] for sample in samples) for phase in samples[0]}
+
+
+def print_table(work: Seconds, boxed: Seconds) -> None:
+    print(f"{'phase, per grading (CPU)':<32} {'in-process':>11} {'sandboxed':>11}")
+    for phase in dict.fromkeys([*boxed, *work]):
+        cells = [ms(table[phase]) if phase in table else f"{'':>11}" for table in (work, boxed)]
+        print(f"{phase:<32} {cells[0]} {cells[1]}")
+    # Judging is the same code on both sides: the sandboxed total takes it once, from in-process.
+    boxed_total = sum(boxed.values()) + work["judge (compare, diagnose)"]
+    print(f"{'total':<32} {ms(sum(work.values()))} {ms(boxed_total)}")
+    print(f"sandboxed / in-process = {boxed_total / sum(work.values()):.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    zygote.load_runtime(PRELOAD)
+    zygote.warm_up(PRELOAD)
+    plan = build_plan(Catalog.from_folder(GraderSettings().exercises_dir).get(SLUG), SECRET)
+    jobs = job_variants(plan, CORRECT.read_text(encoding="utf-8"))
+    work = medians(lambda: in_process(plan, jobs), args.runs)
+    boxed = medians(lambda: sandboxed(jobs), args.runs)
+    print_table(work, boxed)
+
+
+if __name__ == "__main__":
+    main()
