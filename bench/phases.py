@@ -7,11 +7,12 @@ the process that runs it (medians over --runs, after one untimed round):
   its module), its visible tests, the probes on them (properties and weights), its hidden tests,
   and judging (comparing with the reference's outputs, diagnosing);
 - sandboxed, the same work in children forked from this process once it is set up as the warm
-  process is (`zygote.load_runtime`, `zygote.warm_up`), with what the sandbox adds around it: the
-  fork (in the warm process), the child's hardening (`prepare` right after the fork, `confine`
-  once the job is in), receiving the job, sending the events, and the child's exit (what the
-  kernel spends tearing down its copy of the warm process; with the fork's own first faults in
-  the child); and, in the supervisor, encoding the jobs and decoding the events.
+  process is (`zygote.load_runtime`, `warm_up`, `settle_for_forking`), with what the sandbox
+  adds around it: the fork (in the warm process), the child's hardening (`prepare` right after
+  the fork, `confine` once the job is in), receiving the job, sending the events, and the
+  child's exit (what the kernel spends tearing down its copy of the warm process, with the
+  fork's own first faults in the child); and, in the supervisor, encoding the jobs and
+  decoding the events.
 
 The work is split by difference: a job with no call is the load alone, the visible tests less
 that are the tests, the whole visible job less its tests are the probes. A grading loads the
@@ -227,6 +228,7 @@ def main() -> None:
     args = parser.parse_args()
     zygote.load_runtime(PRELOAD)
     zygote.warm_up(PRELOAD)
+    zygote.settle_for_forking()
     plan = build_plan(Catalog.from_folder(GraderSettings().exercises_dir).get(SLUG), SECRET)
     jobs = job_variants(plan, CORRECT.read_text(encoding="utf-8"))
     work = medians(lambda: in_process(plan, jobs), args.runs)

@@ -38,7 +38,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from grader.contract import Call, Job, Policy, Violation
-from grader.sandbox import guest, hardening
+from grader.sandbox import guest, hardening, huge_pages
 from grader.sandbox.frames import MAX_JOB_HEADER, FrameReader
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.policy import import_importable, importable_modules
@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "single":
         run_child(args.channel_fd, args.scratch, hardening.slot_uid(args.uid_base, args.slot))
     warm_up(preload)
+    settle_for_forking()
     control = socket.socket(fileno=args.control_fd)
     layers = hardening.probe_layers(hardening.slot_uid(args.uid_base, 0), scratch_root)
     control.send(json.dumps({"ready": [vars(layer) for layer in layers]}).encode())
@@ -122,9 +123,13 @@ def warm_up(preload: tuple[str, ...]) -> None:
     policy = Policy(tuple(sorted(importable_modules(("torch", *preload)))))
     job = Job(_WARM_UP_SOURCE, "Attention", "module", "torch", policy, (call,), SandboxLimits())
     guest.execute(job, EventReporter(_expect_success), _refuse)
-    # Everything alive now is shared with every child: keep the garbage collector from
-    # touching (and so copying) those pages in each of them.
+
+
+def settle_for_forking() -> None:
+    """Everything alive now is shared with every child: keep the garbage collector from touching
+    (and so copying) those pages in each of them, and make them cheap to fork and to tear down."""
     gc.freeze()
+    huge_pages.collapse_anonymous_memory()
 
 
 def _expect_success(event: Event) -> None:

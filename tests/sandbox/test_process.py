@@ -157,6 +157,16 @@ def running_children(pid: int) -> list[int]:
 
 
 @pytest.mark.slow
+def test_the_warm_process_forks_from_huge_pages(sandbox: ForkServerSandbox) -> None:
+    """Most of its anonymous memory (torch's and the interpreter's) in 2 MiB pages: a fork and
+    an exit handle one page-table entry for each instead of 512."""
+    rollup = Path(f"/proc/{zygote_pid()}/smaps_rollup").read_text()
+    sizes = dict(line.split(":") for line in rollup.splitlines()[1:])
+    huge, anonymous = (int(sizes[name].split()[0]) for name in ("AnonHugePages", "Anonymous"))
+    assert huge > anonymous / 2
+
+
+@pytest.mark.slow
 def test_a_correct_job_returns_the_right_arrays_and_prints(sandbox: ForkServerSandbox) -> None:
     assert_scaled(sandbox.run(scale_job()))
 
