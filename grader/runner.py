@@ -16,7 +16,8 @@ from grader.errors import (
     SandboxUnavailable,
 )
 from grader.judge import HiddenRun, internal_error, judge
-from grader.plan import ExercisePlan, build_plan
+from grader.plan import ExercisePlan
+from grader.plan_building import build_plan
 from grader.report import Report
 from grader.sandbox.interface import Sandbox
 from grader.spec import Exercise, module_path
