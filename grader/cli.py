@@ -70,10 +70,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, Commands]:
 
     exercises = commands.add_parser("exercises", help="list the exercises")
     exercises.add_argument("--json", action="store_true", help="print the catalog as JSON")
-    exercises.set_defaults(handler="grader.catalog_commands:exercises")
+    exercises.set_defaults(handler="grader.exercises_command:exercises")
 
     doctor = commands.add_parser("doctor", help="show which sandbox layers this host allows")
-    doctor.set_defaults(handler="grader.catalog_commands:doctor")
+    doctor.set_defaults(handler="grader.doctor_command:doctor")
 
     check = commands.add_parser(
         "check-exercise", help="prove exercises against their solutions and mistakes"

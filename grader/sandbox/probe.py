@@ -1,11 +1,10 @@
-"""Which hardening layers this host allows, asked of a fresh interpreter that imports no torch.
+"""Which hardening layers this host allows, without the warm process and without torch.
 
-`python -I -m grader.sandbox.probe --uid-base N --scratch DIR` runs `hardening.probe_layers`
-(which forks a throwaway child and hardens it) and prints its report as JSON. Its imports are the
-hardening modules alone, so `autograder doctor` and the fresh-interpreter sandbox learn the
-layers in a few tens of milliseconds, without starting the warm process; and the fork happens in
-a single-threaded process of its own, as `probe_layers` requires, whatever threads the caller
-runs.
+`hardening.probe_layers` forks a throwaway child, hardens it and reads back its report; it needs
+the hardening modules alone. A single-threaded process (`autograder doctor`) calls it itself
+(`host_layers`). A process that runs threads (a service's) must not fork, so it asks a fresh
+interpreter (`probe`): `python -I -m grader.sandbox.probe --uid-base N --scratch DIR` prints the
+report as JSON. Neither starts the warm process or imports torch.
 """
 
 from __future__ import annotations
@@ -29,12 +28,13 @@ from grader.sandbox.scratch import ScratchRoot
 
 def host_layers(uid_base: int = UID_BASE) -> list[Layer]:
     """The layers a `ForkServerSandbox` with these uids applies on this host, as its `layers()`
-    lists them."""
+    lists them, probed from this process: call it from a single-threaded one (a command's)."""
     root = ScratchRoot()
     try:
-        return [FORKED_PROCESS, *probe(uid_base, root.path), *PROCESS_LAYERS]
+        probed = hardening.probe_layers(hardening.slot_uid(uid_base, 0), root.path)
     finally:
         root.close()
+    return [FORKED_PROCESS, *probed, *PROCESS_LAYERS]
 
 
 def probe(uid_base: int, scratch_root: str) -> list[Layer]:
