@@ -27,11 +27,13 @@ from grader.plan import (
 )
 from grader.properties import PROPERTIES
 from grader.reference import Reference, run_trusted
+from grader.sandbox.torch_setup import configure_for_references
 from grader.spec import EntryKind, Exercise, RandomTensor, TestCaseSpec, Visibility, WeightSource
 from grader.variants import WrongVariant
 
 
 def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
+    configure_for_references()
     reference = Reference.load(exercise)
     probed: Counter[ProbeKind] = Counter()
     tests = []
