@@ -63,13 +63,14 @@ class PlanCache:
         except OSError:
             return None
         mac, body = data[:_MAC_BYTES], data[_MAC_BYTES:]
+        slug = exercise.spec.slug
         if not hmac.compare_digest(mac, self._mac(key, body)):
-            log.warning("plan cache: %s's file does not check out; building it again", key)
+            log.warning("plan cache: %s's file does not check out; building it again", slug)
             return None
         try:
             return decode(exercise, body)
-        except (ValueError, KeyError, TypeError, IndexError, OSError):  # a FORMAT not raised
-            log.exception("plan cache: %s's file checks out but cannot be read", key)
+        except (ValueError, KeyError, TypeError, IndexError, OSError):  # FORMAT left as it was
+            log.exception("plan cache: %s's file checks out but cannot be read", slug)
             return None
 
     def store(self, plan: ExercisePlan) -> None:
