@@ -31,7 +31,8 @@ def grade(args: argparse.Namespace, settings: GraderSettings) -> int:
     if source is None:
         return EXIT_USAGE
     catalog = Catalog.scan(settings.exercises_dir)
-    # An unknown or broken exercise is a usage error before any process starts.
+    # An unknown exercise, or a broken folder, is a usage error before any process starts (a
+    # reference that fails when it runs is one too, once building its plan finds it out).
     catalog.get(args.slug)
     # In a student's homework folder: the secret and the cache go to the user's data dir.
     user = settings.in_user_data_dir()
