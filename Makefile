@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install serve test lint typecheck pytest deploy-check compose-check bench bench-phases bench-http bench-load grade-example clean
+.PHONY: install serve test lint typecheck pytest deploy-check compose-check bench bench-phases bench-http bench-load bench-cli grade-example clean
 
 install: $(VENV)/.installed app/ui/static/dist/page.js
 
@@ -62,6 +62,11 @@ bench-http: install
 ## 500 submissions at concurrency 32: embedded, then 2 workers on the local Redis and PostgreSQL.
 bench-load: install
 	$(BIN)/python bench/load.py --mode both
+
+## Whole-process time of `autograder --help`, `exercises`, `doctor` and `grade`, each paired with a
+## bare `import torch` (in a temporary data dir: nothing of yours is read or written).
+bench-cli: install
+	$(BIN)/python bench/cli.py
 
 ## Grade the example solution of the seed exercise.
 grade-example: install

@@ -59,6 +59,7 @@ from app.sweeper import Sweeper
 from app.waiters import Waiters
 from app.webhooks import record_delivery, webhook_channel
 from grader.catalog import Catalog, catalog_fingerprint
+from grader.plan_cache import PlanCache
 from grader.runner import Grader
 from grader.sandbox.process import ForkServerSandbox
 
@@ -74,7 +75,9 @@ def load_grader(settings: AppSettings, stack: ExitStack) -> PreloadingGrader:
     catalog = Catalog.scan(settings.exercises_dir)
     sandbox = ForkServerSandbox(slots=settings.sandbox_slots, preload=catalog.allowed_imports())
     stack.callback(sandbox.close)
-    return PreloadingGrader(Grader(catalog, sandbox, settings.master_secret()), sandbox)
+    secret = settings.master_secret()
+    plans = PlanCache(settings.plan_cache_dir(), secret)  # a restart builds none again
+    return PreloadingGrader(Grader(catalog, sandbox, secret, plans), sandbox)
 
 
 def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProcess:

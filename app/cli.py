@@ -8,36 +8,31 @@ autograder keys create|list|revoke       API keys of each course, and their role
                                          (app.key_commands)
 autograder lti add-platform|platforms    the LMSs (LTI 1.3) that may launch the tool
                                          (app.lti.commands)
+autograder students link|links|revoke    student links, for a course without an LMS
+                                         (app.student_commands)
 autograder submit SLUG FILE [--url U]    grade FILE on a running service (the notebook client's
                                          path; exit codes as `grade`)
+
+Declared here, run by the modules their handlers name, imported only when a command runs
+(`grader.cli` says why): the service, its database and torch stay out of `--help`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import uvicorn
 from pydantic import ValidationError
 
-from app import logs
-from app.assembly import build_worker
 from app.commands import CommandRefused
-from app.key_commands import add_key_commands
-from app.lti.commands import add_lti_commands
-from app.main import create_app
-from app.settings import AppSettings, get_settings
-from app.student_commands import add_student_commands
 from grader import cli as engine_cli
-from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from grader.settings import GraderSettings
+from grader.cli_output import EXIT_USAGE
 
-log = logging.getLogger("app.serve")
-worker_log = logging.getLogger("app.worker")
+# `keys create --role`'s choices, as `app.models.Role` spells them: naming them here keeps the
+# database's modules out of `--help`.
+ROLES = ("admin", "instructor", "submitter")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,9 +55,9 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
     serve = commands.add_parser("serve", help="run the HTTP service")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port to listen on (default 8000)")
-    serve.set_defaults(handler=_serve)
+    serve.set_defaults(handler="app.service_commands:serve")
 
-    add_key_commands(commands)
+    _add_key_commands(commands)
 
     worker = commands.add_parser(
         "worker", help="run a grading worker (scale-out: needs AUTOGRADER_BROKER_URL)"
@@ -71,115 +66,87 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
         "--slots", type=int, help="submissions graded at once (default AUTOGRADER_SANDBOX_SLOTS)"
     )
     worker.add_argument("--name", help="this worker's name (default autograder-PID@HOST)")
-    worker.set_defaults(handler=_worker)
+    worker.set_defaults(handler="app.service_commands:worker")
 
-    add_lti_commands(commands)
-    add_student_commands(commands)
+    _add_lti_commands(commands)
+    _add_student_commands(commands)
 
     submit = commands.add_parser("submit", help="grade a file on a running service")
     submit.add_argument("slug", metavar="SLUG", help="the exercise")
     submit.add_argument("file", metavar="FILE", type=Path, help="the submission's Python source")
     submit.add_argument("--url", help="the service (default AUTOGRADER_URL, else 127.0.0.1:8000)")
     submit.add_argument("--json", action="store_true", help="print the submission as JSON")
-    submit.set_defaults(handler=_submit)
+    submit.set_defaults(handler="app.service_commands:submit")
 
 
-def _app_settings(args: argparse.Namespace) -> AppSettings:
-    updates = {
-        name: value for name in ("host", "port") if (value := getattr(args, name, None)) is not None
-    }
-    return get_settings().model_copy(update=updates)
-
-
-def _serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    settings = _app_settings(args)
-    logs.configure(settings.log_level, settings.log_json)
-    if settings.require_api_keys is False and not settings.may_run_open():
-        print(
-            "autograder: refusing to run without API keys on a non-loopback address or behind a "
-            "trusted proxy (unset AUTOGRADER_REQUIRE_API_KEYS)",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    if settings.api_keys_required():
-        log.info("API keys required (create one with `autograder keys create`)")
-    else:
-        log.warning(
-            "running OPEN, without API keys: listening on loopback (%s) only", settings.host
-        )
-    log.info(
-        "serving on http://%s:%d, database %s, grading %s",
-        settings.host,
-        settings.port,
-        settings.sqlalchemy_url().split("://", 1)[0],
-        "through the broker"
-        if settings.broker_url
-        else f"in-process, {settings.sandbox_slots} slots",
+def _add_key_commands(commands: engine_cli.Commands) -> None:
+    keys = commands.add_parser("keys", help="manage API keys")
+    actions = keys.add_subparsers(required=True, metavar="ACTION")
+    create = actions.add_parser("create", help="make a key; it is printed once")
+    create.add_argument("--course", default="default", help="the course it belongs to")
+    create.add_argument(
+        "--role",
+        choices=ROLES,
+        default="admin",
+        help="what it may do in its course (default admin)",
     )
-    proxies = settings.proxies()
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_config=None,
-        # Their C event loop and HTTP parser (pyproject.toml says why), never a silent fallback.
-        loop="uvloop",
-        http="httptools",
-        # Off unless proxies are named: uvicorn would otherwise believe 127.0.0.1's headers.
-        proxy_headers=bool(proxies),
-        forwarded_allow_ips=proxies,
+    create.add_argument("--name", default="default", help="who or what the key is for")
+    create.set_defaults(handler="app.key_commands:create")
+    listing = actions.add_parser("list", help="every key, without the keys themselves")
+    listing.set_defaults(handler="app.key_commands:list_all")
+    revoke = actions.add_parser("revoke", help="revoke a key by its prefix (see `keys list`)")
+    revoke.add_argument("prefix", metavar="PREFIX", help="the key's first characters")
+    revoke.set_defaults(handler="app.key_commands:revoke")
+
+
+def _add_lti_commands(commands: engine_cli.Commands) -> None:
+    lti = commands.add_parser("lti", help="LTI 1.3: the LMS platforms that may launch the tool")
+    actions = lti.add_subparsers(required=True, metavar="ACTION")
+    add = actions.add_parser(
+        "add-platform", help="register a platform, or update the one with this issuer and client"
     )
-    return EXIT_OK
-
-
-def _worker(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    settings = get_settings()
-    if args.slots is not None:
-        settings = settings.model_copy(update={"sandbox_slots": args.slots})
-    logs.configure(settings.log_level, settings.log_json)
-    if not settings.broker_url:
-        print(
-            "autograder: a worker takes its jobs from a broker: set AUTOGRADER_BROKER_URL to a "
-            "redis:// URL (and AUTOGRADER_DATABASE_URL to the API's database)",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    if args.slots is not None and not 1 <= args.slots <= 64:
-        print("autograder: --slots must be between 1 and 64", file=sys.stderr)
-        return EXIT_USAGE
-    if settings.database_url is None:
-        worker_log.warning(
-            "AUTOGRADER_DATABASE_URL is unset: grading into the SQLite file in %s, which only "
-            "an API on this machine with the same data dir sees",
-            settings.data_dir,
-        )
-    worker_log.info(
-        "worker starting: broker %s, database %s, %d slots",
-        settings.broker_url.split("://", 1)[0],
-        settings.sqlalchemy_url().split("://", 1)[0],
-        settings.sandbox_slots,
+    add.add_argument("--issuer", required=True, help="the platform's issuer (`iss`)")
+    add.add_argument("--client-id", required=True, help="the client id it gave the tool")
+    add.add_argument(
+        "--deployment-id", action="append", required=True, help="a deployment id (repeatable)"
     )
-    return build_worker(settings, name=args.name).run()
+    add.add_argument("--auth-login-url", required=True, help="its OIDC authorization URL")
+    add.add_argument("--auth-token-url", required=True, help="its OAuth2 token URL")
+    add.add_argument("--key-set-url", required=True, help="its public keys (JWKS) URL")
+    add.add_argument(
+        "--course", default="default", help="the course its students' submissions belong to"
+    )
+    add.set_defaults(handler="app.lti.commands:add")
+    platforms = actions.add_parser("platforms", help="list or remove registrations")
+    platform_actions = platforms.add_subparsers(required=True, metavar="ACTION")
+    listing = platform_actions.add_parser("list", help="every registration")
+    listing.set_defaults(handler="app.lti.commands:list_all")
+    remove = platform_actions.add_parser("remove", help="forget a registration")
+    remove.add_argument("platform_id", metavar="ID", type=int, help="its id (see `list`)")
+    remove.set_defaults(handler="app.lti.commands:remove")
 
 
-def _submit(args: argparse.Namespace, _engine: GraderSettings) -> int:
-    """The API key comes from AUTOGRADER_API_KEY only: a key on the command line is kept in
-    shell history."""
-    # Imported here: the client is its own distribution (client/), installed by `make install`
-    # but not in the service's image, which must start without it.
-    try:
-        from autograder_client import Client, SubmissionError  # noqa: PLC0415
-    except ImportError:
-        print("autograder: `submit` needs the client: pip install ./client", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        with Client(args.url) as client:
-            result = client.submit(args.slug, args.file)
-    except SubmissionError as error:
-        print(f"autograder: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    print(json.dumps(result.submission, indent=2) if args.json else result, end="\n")
-    return EXIT_OK if result.passed else EXIT_FAILED
+def _add_student_commands(commands: engine_cli.Commands) -> None:
+    students = commands.add_parser("students", help="links for students without an LMS")
+    actions = students.add_subparsers(required=True, metavar="ACTION")
+    link = actions.add_parser("link", help="mint a student's link to the exercise page")
+    _student_arguments(link)
+    link.add_argument("--expires", default="30d", help="its lifetime: 90m, 12h, 30d, 2w")
+    link.add_argument(
+        "--exercise", metavar="SLUG", help="open this exercise (default: the list of exercises)"
+    )
+    link.set_defaults(handler="app.student_commands:link")
+    listing = actions.add_parser("links", help="every link, without the tokens")
+    listing.add_argument("--course", help="only this course's")
+    listing.set_defaults(handler="app.student_commands:list_all")
+    revoke = actions.add_parser("revoke", help="revoke every live link of a student")
+    _student_arguments(revoke)
+    revoke.set_defaults(handler="app.student_commands:revoke")
+
+
+def _student_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--course", required=True, help="the course (see `keys list`)")
+    parser.add_argument("--student", required=True, help="the student's id in that course")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""`autograder keys create|list|revoke`: the API keys of each course, and their roles.
+"""`autograder keys create|list|revoke` (declared in `app.cli`): the API keys of each course.
 
 autograder keys create --course C --role admin|instructor|submitter --name N
     makes the key (and the course, if new); the key is printed alone on the last line
@@ -18,32 +18,11 @@ from app.commands import moment, print_table
 from app.db import command_session
 from app.models import Role
 from app.settings import get_settings
-from grader import cli as engine_cli
 from grader.cli_output import EXIT_OK
 from grader.settings import GraderSettings
 
 
-def add_key_commands(commands: engine_cli.Commands) -> None:
-    keys = commands.add_parser("keys", help="manage API keys")
-    actions = keys.add_subparsers(required=True, metavar="ACTION")
-    create = actions.add_parser("create", help="make a key; it is printed once")
-    create.add_argument("--course", default="default", help="the course it belongs to")
-    create.add_argument(
-        "--role",
-        choices=[role.value for role in Role],
-        default=Role.ADMIN.value,
-        help="what it may do in its course (default admin)",
-    )
-    create.add_argument("--name", default="default", help="who or what the key is for")
-    create.set_defaults(handler=_create)
-    listing = actions.add_parser("list", help="every key, without the keys themselves")
-    listing.set_defaults(handler=_list)
-    revoke = actions.add_parser("revoke", help="revoke a key by its prefix (see `keys list`)")
-    revoke.add_argument("prefix", metavar="PREFIX", help="the key's first characters")
-    revoke.set_defaults(handler=_revoke)
-
-
-def _create(args: argparse.Namespace, _engine: GraderSettings) -> int:
+def create(args: argparse.Namespace, _engine: GraderSettings) -> int:
     with command_session(get_settings().sqlalchemy_url()) as session:
         row, key = create_key(session, args.name, course=args.course, role=Role(args.role))
         key_id = row.id
@@ -56,7 +35,7 @@ def _create(args: argparse.Namespace, _engine: GraderSettings) -> int:
     return EXIT_OK
 
 
-def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
+def list_all(_args: argparse.Namespace, _engine: GraderSettings) -> int:
     with command_session(get_settings().sqlalchemy_url()) as session:
         keys = [
             (
@@ -73,7 +52,7 @@ def _list(_args: argparse.Namespace, _engine: GraderSettings) -> int:
     return EXIT_OK
 
 
-def _revoke(args: argparse.Namespace, _engine: GraderSettings) -> int:
+def revoke(args: argparse.Namespace, _engine: GraderSettings) -> int:
     with command_session(get_settings().sqlalchemy_url()) as session:
         row = revoke_key(session, args.prefix)
         prefix, name = row.prefix, row.name

@@ -96,15 +96,24 @@ def in_process_grader() -> Iterator[Grader]:
         sandbox.close()
 
 
+# A new interpreter that imports torch: what a grader that starts one per submission pays
+# before it grades anything.
+TORCH_IMPORT = (sys.executable, "-c", "import torch")
+
+
 def fresh_torch_import(runs: int) -> list[float]:
-    """Seconds for a new interpreter to start and import torch: what a grader that starts one
-    per submission pays before it grades anything."""
-    timings = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import torch"], check=True)
-        timings.append(time.perf_counter() - started)
-    return timings
+    """Seconds for `TORCH_IMPORT`, `runs` times."""
+    return [process_seconds(TORCH_IMPORT) for _ in range(runs)]
+
+
+def process_seconds(argv: Sequence[str], env: Mapping[str, str] | None = None) -> float:
+    """Wall-clock seconds of a whole process, from its start to its exit; it must succeed."""
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} exited with {done.returncode}:\n{done.stderr.decode()}")
+    return elapsed
 
 
 # --- service processes --------------------------------------------------------------------------

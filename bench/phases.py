@@ -42,7 +42,8 @@ from _common import CORRECT, SECRET, SLUG, ms
 from grader.catalog import Catalog
 from grader.contract import Execution, Job, Violation
 from grader.judge import HiddenRun, judge
-from grader.plan import ExercisePlan, build_plan
+from grader.plan import ExercisePlan
+from grader.plan_building import build_plan
 from grader.sandbox import guest, hardening, zygote
 from grader.sandbox.frames import MAX_EVENT_HEADER, MAX_JOB_HEADER, FrameReader
 from grader.sandbox.inprocess import InProcessSandbox

@@ -1,29 +1,27 @@
 """The exercises to serve: every folder under the exercises directory that passes its check.
 
-A folder that fails (its `exercise.toml`, its texts, its reference module) is kept apart with
-its problems instead of stopping the rest: the other exercises are served, and asking for the
+A folder that fails (its `exercise.toml`, its texts, its reference module, checked without
+running it: `grader.reference_source`) is kept apart with its problems instead of stopping the
+rest: the other exercises are served, and asking for the
 broken one raises its ExerciseDefinitionError. Across a reload (`succeeding`), a folder whose
 change fails keeps its last good version serving, flagged with the problems of the change.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
-from grader.reference import Reference
+from grader.reference_source import check_reference
 from grader.spec import Exercise, load_exercise
-from grader.versions import fingerprint
+from grader.versions import fingerprint, reference_folders
 
 
 def catalog_fingerprint(folder: Path) -> str:
     """Equal while nothing changed under the exercises folder and the reference package: a
     process compares it to know whether to scan again."""
-    found = importlib.util.find_spec("reference")
-    references = [Path(path) for path in (found.submodule_search_locations or [])] if found else []
-    return fingerprint([folder, *references])
+    return fingerprint([folder, *reference_folders()])
 
 
 class Catalog:
@@ -40,12 +38,12 @@ class Catalog:
     @classmethod
     def scan(cls, folder: Path) -> Catalog:
         """Check every exercise folder (one holding an exercise.toml), its reference module
-        imported included; keep the broken ones' problems."""
+        parsed (not run) included; keep the broken ones' problems."""
         exercises, problems = [], {}
         for path in sorted(path.parent for path in folder.glob("*/exercise.toml")):
             try:
                 exercise = load_exercise(path)
-                Reference.load(exercise)
+                check_reference(exercise)
             except ExerciseDefinitionError as error:
                 problems[path.name] = error
             else:

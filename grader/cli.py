@@ -1,6 +1,10 @@
 """`autograder`: grade files, list, prove and start exercises, show the sandbox's layers.
 
-The commands that prove an exercise and start a new one are `grader.proof_cli`'s.
+Commands are declared here (and the service's in `app.cli`) with argparse, and each names its
+handler as "module:function" (`set_defaults(handler=...)`), imported by `main` only when that
+command runs: declaring every command costs nothing but argparse, so `--help` of any command
+starts at once, and `exercises` and `doctor` import no torch. A handler takes (args, settings)
+and returns the exit code; its module imports what the command needs at its top, as usual.
 
 Exit codes of `grade`: 0 when every test passes, 1 when any fails or the submission is refused,
 2 on a usage error (unknown exercise, unreadable file) or a broken exercise folder, whose faults
@@ -10,38 +14,35 @@ are printed one line each (`exercises` and `doctor` exit 2 when any folder is br
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeAlias
 
-from grader.catalog import Catalog
-from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, print_problems
+from grader.cli_output import EXIT_FAILED, EXIT_USAGE, print_problems
 from grader.errors import ExerciseDefinitionError, ReferenceFailure, UnknownExerciseError
-from grader.proof_cli import add_exercise_commands
-from grader.render import render_json, render_text
-from grader.report import ReportStatus
-from grader.runner import Grader
-from grader.sandbox.process import ForkServerSandbox
-from grader.settings import GraderSettings, get_settings
-
-MAX_SOURCE_BYTES = 256 * 1024
-
 
 # The subcommands action of the parser, so a front end can add its own commands to the engine's.
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
+# `new-exercise`'s choices, as `grader.spec.EntryKind` and `Framework` spell them (the skeleton
+# checks them against those): naming them here keeps pydantic out of `--help`.
+ENTRY_KINDS = ("module", "function")
+FRAMEWORKS = ("torch", "numpy")
+
 
 def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
     """Run one command. `parser` is `build_parser()`'s, extended by a front end (`app.cli` adds
-    `serve`, `keys`, ...); every command's handler takes (args, settings) and returns the exit
-    code."""
+    `serve`, `keys`, ...)."""
     args = (parser or build_parser()[0]).parse_args(argv)
-    settings = get_settings()
+    # Here, not at the top: pydantic-settings is most of what `--help` would import.
+    from grader.settings import get_settings  # noqa: PLC0415
+
     try:
-        code: int = args.handler(args, settings)
+        module, _, function = args.handler.partition(":")
+        code: int = getattr(importlib.import_module(module), function)(args, get_settings())
     except ExerciseDefinitionError as error:
         print_problems(error)
         return EXIT_USAGE
@@ -65,95 +66,29 @@ def build_parser() -> tuple[argparse.ArgumentParser, Commands]:
     grade.add_argument("slug", metavar="SLUG", help="the exercise (see `autograder exercises`)")
     grade.add_argument("file", metavar="FILE", type=Path, help="the submission's Python source")
     grade.add_argument("--json", action="store_true", help="print the report as JSON")
-    grade.set_defaults(handler=_grade)
+    grade.set_defaults(handler="grader.grade_command:grade")
 
     exercises = commands.add_parser("exercises", help="list the exercises")
     exercises.add_argument("--json", action="store_true", help="print the catalog as JSON")
-    exercises.set_defaults(handler=_exercises)
+    exercises.set_defaults(handler="grader.exercises_command:exercises")
 
     doctor = commands.add_parser("doctor", help="show which sandbox layers this host allows")
-    doctor.set_defaults(handler=_doctor)
+    doctor.set_defaults(handler="grader.doctor_command:doctor")
 
-    add_exercise_commands(commands)
-    return parser, commands
-
-
-def _grade(args: argparse.Namespace, settings: GraderSettings) -> int:
-    source = _read_source(args.file)
-    if source is None:
-        return EXIT_USAGE
-    catalog = Catalog.scan(settings.exercises_dir)
-    # An unknown or broken exercise is a usage error before any process starts.
-    catalog.get(args.slug)
-    sandbox = ForkServerSandbox(slots=1, preload=catalog.allowed_imports())
-    # In a student's homework folder: the secret goes to the user's data dir, not ./var.
-    secret = settings.in_user_data_dir().master_secret()
-    try:
-        report = Grader(catalog, sandbox, secret).grade(args.slug, source)
-    finally:
-        sandbox.close()
-    print(render_json(report) if args.json else render_text(report), end="\n")
-    return EXIT_OK if report.status is ReportStatus.PASSED else EXIT_FAILED
-
-
-def _read_source(path: Path) -> str | None:
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        print(f"autograder: cannot read {path}: {error.strerror}", file=sys.stderr)
-        return None
-    if len(data) > MAX_SOURCE_BYTES:
-        print(f"autograder: {path} is over {MAX_SOURCE_BYTES // 1024} KiB", file=sys.stderr)
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        print(f"autograder: {path} is not UTF-8 text", file=sys.stderr)
-        return None
-
-
-def _exercises(args: argparse.Namespace, settings: GraderSettings) -> int:
-    """The valid exercises on stdout; each broken folder's problems on stderr, and exit 2."""
-    catalog = Catalog.scan(settings.exercises_dir)
-    rows = [
-        {
-            "slug": exercise.spec.slug,
-            "title": exercise.spec.title,
-            "summary": exercise.spec.summary,
-            "tests": len(exercise.spec.tests),
-            "max_score": exercise.spec.max_score,
-        }
-        for exercise in catalog
-    ]
-    if args.json:
-        print(json.dumps(rows, indent=2))
-    else:
-        width = max((len(exercise.spec.slug) for exercise in catalog), default=0)
-        for exercise in catalog:
-            print(f"{exercise.spec.slug:<{width}}  {exercise.spec.title}")
-    return _problems_of(catalog)
-
-
-def _problems_of(catalog: Catalog) -> int:
-    for error in catalog.problems.values():
-        print_problems(error)
-    return EXIT_USAGE if catalog.problems else EXIT_OK
-
-
-def _doctor(args: argparse.Namespace, settings: GraderSettings) -> int:
-    catalog = Catalog.scan(settings.exercises_dir)
-    print(
-        f"exercises: {len(catalog.slugs())} valid, {len(catalog.problems)} broken "
-        f"in {settings.exercises_dir}"
+    check = commands.add_parser(
+        "check-exercise", help="prove exercises against their solutions and mistakes"
     )
-    sandbox = ForkServerSandbox(slots=1, preload=catalog.allowed_imports())
-    try:
-        for layer in sandbox.layers():
-            state = "active  " if layer.active else "INACTIVE"
-            print(f"  {state}  {layer.name}: {layer.detail}")
-    finally:
-        sandbox.close()
-    return _problems_of(catalog)
+    target = check.add_mutually_exclusive_group(required=True)
+    target.add_argument("slug", metavar="SLUG", nargs="?", help="the exercise to check")
+    target.add_argument("--all", action="store_true", help="check every exercise")
+    check.set_defaults(handler="grader.proof_cli:check_exercise")
+
+    new = commands.add_parser("new-exercise", help="write a skeleton exercise to fill in")
+    new.add_argument("slug", metavar="SLUG", help="the new exercise's slug, e.g. causal-attention")
+    new.add_argument("--kind", choices=ENTRY_KINDS, default="module")
+    new.add_argument("--framework", choices=FRAMEWORKS, default="torch")
+    new.set_defaults(handler="grader.proof_cli:new_exercise")
+    return parser, commands
 
 
 if __name__ == "__main__":

@@ -48,20 +48,20 @@ def _causes(
 ) -> list[tuple[str, str]]:
     names = test.output_names
     causes = [
-        (variant.code, variant.message)
-        for variant in plan.reference.variants
-        if _matches(outputs, plan.variant_outputs(test, variant), names)
+        (mistake.code, mistake.message)
+        for mistake in plan.mistakes
+        if _matches(outputs, mistake.outputs.get(test.spec.name), names)
     ]
-    weight_probe = plan.reference.weight_probe
+    weight_message = plan.weight_probe_message
     for probe in test.probes:
         probed = outcomes.get(probe.call.id)
         if (
-            weight_probe is not None
+            weight_message is not None
             and probe.kind == WEIGHTS
             and probed is not None
             and _matches(probed.outputs, test.expected, names)
         ):
-            causes.append((WEIGHTS_CODE, weight_probe.message))
+            causes.append((WEIGHTS_CODE, weight_message))
     return causes
 
 

@@ -14,7 +14,6 @@ from grader.compare import Check, Comparison, compare
 from grader.contract import CallOutcome, Execution, OutputValue, RaisedError, Termination
 from grader.diagnosis import diagnose
 from grader.plan import Draw, ExercisePlan, TestPlan
-from grader.properties import Property
 from grader.property_checks import check_properties
 from grader.report import (
     Finding,
@@ -28,6 +27,7 @@ from grader.report import (
     TestStatus,
 )
 from grader.sandbox.limits import MIB, SandboxLimits
+from grader.spec import Property
 
 # Each step of judging is bounded by the output cap and vectorised; this bounds their sum for
 # one submission, so that no output, however built, holds a grading slot for long. Past it the

@@ -13,27 +13,12 @@ one, whose prints, errors and probes the student sees, never holds a hidden inpu
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
-import threading
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from dataclasses import dataclass
+from typing import Final, Literal
 
 from grader.contract import Call, Job, OutputValue, Policy
-from grader.inputs import Inputs, make_inputs, perturb, seeds_for
-from grader.properties import PROPERTIES, Property
-from grader.reference import Reference, run_trusted
-from grader.spec import (
-    EntryKind,
-    Exercise,
-    ExerciseSpec,
-    RandomTensor,
-    TestCaseSpec,
-    Visibility,
-    WeightSource,
-)
-from grader.variants import WrongVariant
+from grader.spec import Exercise, ExerciseSpec, Property, TestCaseSpec, Visibility
 
 # Probes on two visible tests give the same evidence as probes on all of them, at a fraction of
 # the cost: they are most of the calls a submission runs.
@@ -96,15 +81,25 @@ class TestPlan:
 Draw = dict[str, Case]
 
 
-@dataclass
+@dataclass(frozen=True)
+class KnownMistake:
+    """A known-wrong variant of the reference (`grader.variants.WrongVariant`), as diagnosis
+    uses it: its finding, and its outputs on each visible test (None where it can't run on one:
+    a variant with other parameter names, say). Variants may share a code: one mistake written
+    two ways is two known mistakes with one code."""
+
+    code: str
+    message: str
+    outputs: dict[str, tuple[OutputValue, ...] | None]  # by visible test name
+
+
+@dataclass(frozen=True)
 class ExercisePlan:
     exercise: Exercise
-    reference: Reference
     tests: tuple[TestPlan, ...]
-    _variant_outputs: dict[tuple[str, WrongVariant], tuple[OutputValue, ...] | None] = field(
-        default_factory=dict
-    )
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    mistakes: tuple[KnownMistake, ...] = ()
+    # The reference's weight probe's finding (`grader.variants.WeightProbe`), if it has one.
+    weight_probe_message: str | None = None
 
     def visible_job(self, source: str) -> Job:
         """The visible tests, then their probes: a probe that hangs or crashes never costs a test
@@ -125,19 +120,6 @@ class ExercisePlan:
         calls = tuple(draw[test.spec.name].call for test in self.tests if not test.visible)
         return make_job(self.exercise.spec, source, calls)
 
-    def variant_outputs(
-        self, test: TestPlan, variant: WrongVariant
-    ) -> tuple[OutputValue, ...] | None:
-        """The outputs of a known-wrong variant on a test, computed once; None if it can't run
-        on that test (a variant with other parameter names, say). Cached by the variant itself,
-        not its code: one mistake written two ways is two variants with one code."""
-        key = (test.spec.name, variant)
-        with self._lock:
-            if key not in self._variant_outputs:
-                job = make_job(self.exercise.spec, "", (test.call,))
-                self._variant_outputs[key] = _try_run(variant.entry, test.call, job)
-            return self._variant_outputs[key]
-
 
 def make_job(spec: ExerciseSpec, source: str, calls: tuple[Call, ...]) -> Job:
     return Job(
@@ -150,66 +132,3 @@ def make_job(spec: ExerciseSpec, source: str, calls: tuple[Call, ...]) -> Job:
         limits=spec.limits.to_limits(),
         output_count=len(spec.outputs),
     )
-
-
-def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
-    reference = Reference.load(exercise)
-    probed: Counter[ProbeKind] = Counter()
-    tests = []
-    for test in exercise.spec.tests:
-        seeds = seeds_for(exercise.spec, test, secret, HIDDEN_INPUT_SETS)
-        cases = tuple(_case(exercise, reference, test, seed) for seed in seeds)
-        probes: tuple[Probe, ...] = ()
-        if test.visibility is Visibility.VISIBLE:
-            candidates = _probes(exercise, reference, test, cases[0].call, seeds[0])
-            probes = tuple(p for p in candidates if probed[p.kind] < PROBED_TESTS_PER_KIND)
-            probed.update(probe.kind for probe in probes)
-        tests.append(TestPlan(test, cases, tuple(exercise.spec.outputs), probes))
-    return ExercisePlan(exercise, reference, tuple(tests))
-
-
-def _case(exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int) -> Case:
-    call = _main_call(exercise, reference, test, seed, make_inputs(test, seed))
-    return Case(call, reference.run(call, make_job(exercise.spec, "", (call,))))
-
-
-def _main_call(
-    exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int, inputs: Inputs
-) -> Call:
-    grader_weights = exercise.spec.weights is WeightSource.GRADER
-    return Call(
-        id=test.name,
-        args=inputs,
-        init_kwargs=dict(test.init),
-        seed=CONSTRUCTION_SEED if grader_weights else None,
-        parameters=reference.draw_parameters(test.init, seed) if grader_weights else {},
-    )
-
-
-def _probes(
-    exercise: Exercise, reference: Reference, test: TestCaseSpec, call: Call, seed: int
-) -> tuple[Probe, ...]:
-    """Extra calls on a visible test that tell why a submission fails."""
-    probes = []
-    inputs = call.args
-    shape = test.inputs[0].shape if isinstance(test.inputs[0], RandomTensor) else ()
-    wanted = set(exercise.spec.properties)
-    for prop, definition in PROPERTIES.items():
-        redrawn = definition.redraw(shape) if prop in wanted else None
-        if redrawn is not None:
-            probes.append(_probe(prop, call, args=perturb(test, inputs, seed, redrawn)))
-    if reference.weight_probe is not None and exercise.spec.kind is EntryKind.MODULE:
-        parameters = reference.probe_parameters(dict(test.init))
-        probes.append(_probe(WEIGHTS, call, parameters=parameters, strict_parameters=False))
-    return tuple(probes)
-
-
-def _probe(kind: ProbeKind, call: Call, **changes: Any) -> Probe:
-    return Probe(kind, dataclasses.replace(call, id=f"{call.id} [{kind}]", **changes))
-
-
-def _try_run(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...] | None:
-    try:
-        return run_trusted(entry, call, job)
-    except Exception:
-        return None

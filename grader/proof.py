@@ -28,6 +28,7 @@ from grader.plan import WEIGHTS, ExercisePlan, make_job
 from grader.promises import Promise
 from grader.proof_files import MISTAKES_FILE, Mistake, ProofFile, ProofFiles
 from grader.property_checks import check_properties
+from grader.reference import Reference
 from grader.report import PropertyStatus, Report, ReportStatus, TestStatus
 from grader.runner import Grader
 from grader.spec import Exercise, RandomTensor, SameAs, TestCaseSpec, Visibility
@@ -209,15 +210,14 @@ def _reference_problems(plan: ExercisePlan) -> list[str]:
     """The reference run on the property probes: a reference that breaks causality, say, would
     make every correct submission fail it."""
     spec = plan.exercise.spec
+    reference = Reference.load(plan.exercise)
     visible = [test for test in plan.tests if test.visible]
     outcomes = {test.call.id: CallOutcome(test.call.id, test.expected) for test in visible}
     for test in visible:
         for probe in test.probes:
             if probe.kind != WEIGHTS:
                 job = make_job(spec, "", (probe.call,))
-                outcomes[probe.call.id] = CallOutcome(
-                    probe.call.id, plan.reference.run(probe.call, job)
-                )
+                outcomes[probe.call.id] = CallOutcome(probe.call.id, reference.run(probe.call, job))
     return [
         f"{_reference_path(plan.exercise)}: the reference fails the property {check.name!r} "
         f"({check.message}): fix the reference, or drop the property from exercise.toml"
@@ -274,8 +274,8 @@ def _mistake_problems(plan: ExercisePlan, mistake: Mistake, report: Report) -> l
 
 
 def _known_codes(plan: ExercisePlan) -> list[str]:
-    codes = {variant.code for variant in plan.reference.variants} | {NOT_ALLOWED_CODE}
-    if plan.reference.weight_probe is not None:
+    codes = {mistake.code for mistake in plan.mistakes} | {NOT_ALLOWED_CODE}
+    if plan.weight_probe_message is not None:
         codes.add(WEIGHTS_CODE)
     return sorted(codes)
 

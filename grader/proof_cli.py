@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from grader.catalog import Catalog
 from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, print_problems
@@ -23,31 +22,12 @@ from grader.settings import GraderSettings
 from grader.skeleton import SkeletonRefused, write_skeleton
 from grader.spec import EntryKind, Framework, Visibility, load_exercise
 
-if TYPE_CHECKING:
-    from grader.cli import Commands
-
 # Not the deployment's secret: a proof needs no data dir, and draws its hidden inputs from the
 # same input sets on every machine.
 PROOF_SECRET = "check-exercise"
 
 
-def add_exercise_commands(commands: Commands) -> None:
-    check = commands.add_parser(
-        "check-exercise", help="prove exercises against their solutions and mistakes"
-    )
-    target = check.add_mutually_exclusive_group(required=True)
-    target.add_argument("slug", metavar="SLUG", nargs="?", help="the exercise to check")
-    target.add_argument("--all", action="store_true", help="check every exercise")
-    check.set_defaults(handler=_check_exercise)
-
-    new = commands.add_parser("new-exercise", help="write a skeleton exercise to fill in")
-    new.add_argument("slug", metavar="SLUG", help="the new exercise's slug, e.g. causal-attention")
-    new.add_argument("--kind", choices=[k.value for k in EntryKind], default="module")
-    new.add_argument("--framework", choices=[f.value for f in Framework], default="torch")
-    new.set_defaults(handler=_new_exercise)
-
-
-def _check_exercise(args: argparse.Namespace, settings: GraderSettings) -> int:
+def check_exercise(args: argparse.Namespace, settings: GraderSettings) -> int:
     try:
         catalog = _catalog_to_check(settings.exercises_dir, args.slug)
         proofs = prove_catalog(catalog, settings.sandbox_slots, show_progress=args.all)
@@ -122,7 +102,7 @@ def render_proof(proof: Proof) -> str:
     return "\n".join(lines)
 
 
-def _new_exercise(args: argparse.Namespace, settings: GraderSettings) -> int:
+def new_exercise(args: argparse.Namespace, settings: GraderSettings) -> int:
     try:
         written = write_skeleton(
             settings.exercises_dir, args.slug, EntryKind(args.kind), Framework(args.framework)

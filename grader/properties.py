@@ -4,24 +4,19 @@ A property is probed and judged the same way for every exercise: the plan (`grad
 probe call to a visible test, the same call with part of its first input redrawn; the checks
 (`grader.property_checks`) compare the probe's output with the test's own main call. Each entry
 of `PROPERTIES` says which part a probe redraws, how the two outputs are judged, and what the
-student is told when the property does not hold: adding a property is a name and an entry here.
+student is told when the property does not hold: adding a property is a name
+(`grader.spec.Property`, what exercise.toml may list) and an entry here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 
 from grader.compare import agreement
-
-
-class Property(StrEnum):
-    CAUSAL = "causal"  # changing a later token must not change an earlier output
-    BATCH_INDEPENDENT = "batch_independent"  # one sample must not change another's output
-
+from grader.spec import Property
 
 # The part of the first input a probe redraws, from that input's shape; None where the shape
 # leaves nothing to judge by (one token, one sample).

@@ -18,8 +18,9 @@ import numpy as np
 
 from grader.contract import CallOutcome
 from grader.plan import TestPlan
-from grader.properties import PROPERTIES, Property
+from grader.properties import PROPERTIES
 from grader.report import PropertyCheck, PropertyStatus
+from grader.spec import Property
 
 
 def check_properties(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import threading
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -90,10 +91,24 @@ def _execute(name: str, path: Path) -> ModuleType:
     try:
         found.loader.exec_module(module)
     except Exception as error:  # whatever the module raises at import, it is broken
+        where = _line_in(path, error)
         raise _definition_error(
-            name, "-", f"a module that imports cleanly ({type(error).__name__}: {error})"
+            name, "-", f"a module that imports cleanly ({where}{type(error).__name__}: {error})"
         ) from error
     return module
+
+
+def _line_in(path: Path, error: BaseException) -> str:
+    """ "line N: ", the last line of the module's own file the error went through (a
+    SyntaxError's, for one the file's own), or nothing."""
+    if isinstance(error, SyntaxError) and error.filename == str(path):
+        return f"line {error.lineno}: "
+    lines = [
+        line
+        for frame, line in traceback.walk_tb(error.__traceback__)
+        if frame.f_code.co_filename == str(path)
+    ]
+    return f"line {lines[-1]}: " if lines else ""
 
 
 def _definition_error(module: str, field: str, expected: str) -> ExerciseDefinitionError:

@@ -16,7 +16,8 @@ from grader.errors import (
     SandboxUnavailable,
 )
 from grader.judge import HiddenRun, internal_error, judge
-from grader.plan import ExercisePlan, build_plan
+from grader.plan import ExercisePlan
+from grader.plan_cache import PlanCache
 from grader.report import Report
 from grader.sandbox.interface import Sandbox
 from grader.spec import Exercise, module_path
@@ -30,10 +31,13 @@ class Grader:
     Thread-safe: the service grades several submissions at once through one Grader.
     """
 
-    def __init__(self, catalog: Catalog, sandbox: Sandbox, secret: str) -> None:
+    def __init__(
+        self, catalog: Catalog, sandbox: Sandbox, secret: str, cache: PlanCache | None = None
+    ) -> None:
         self.catalog = catalog  # replaced whole by `update`, never changed in place
         self.sandbox = sandbox
         self._secret = secret
+        self._cache = cache  # plans kept on disk: none is built twice, across processes too
         # By slug and version: a changed exercise gets a plan of its own, its reference outputs
         # computed again, while a grading in flight finishes on the plan it started with.
         self._plans: dict[tuple[str, str], ExercisePlan] = {}
@@ -78,9 +82,21 @@ class Grader:
         with self._plans_lock:
             plan = self._plans.get(key)
         if plan is None:  # built unlocked: gradings of other exercises go on meanwhile
-            plan = build_plan(exercise, self._secret)
+            plan = self._load_or_build(exercise)
             with self._plans_lock:
                 plan = self._plans.setdefault(key, plan)
+        return plan
+
+    def _load_or_build(self, exercise: Exercise) -> ExercisePlan:
+        plan = self._cache.load(exercise) if self._cache else None
+        if plan is None:
+            # Imported on a miss only: building runs the reference, which imports torch (about
+            # a second), and a plan from the cache needs none of it.
+            from grader.plan_building import build_plan  # noqa: PLC0415
+
+            plan = build_plan(exercise, self._secret)
+            if self._cache:
+                self._cache.store(plan)
         return plan
 
     def grade(self, slug: str, source: str) -> Report:

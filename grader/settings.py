@@ -38,6 +38,11 @@ class GraderSettings(BaseSettings):
             return self
         return self.model_copy(update={"data_dir": user_data_dir()})
 
+    def plan_cache_dir(self) -> Path:
+        """Where exercise plans are kept (`grader.plan_cache`): they hold hidden expected
+        outputs, so they live beside the secret they derive from."""
+        return self.data_dir / "plans"
+
     def master_secret(self) -> str:
         """The deployment's master secret: it seeds the hidden tests, and the service derives its
         webhook signatures and LTI session keys from it."""

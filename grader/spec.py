@@ -26,7 +26,6 @@ from pydantic_core import ErrorDetails
 
 from grader.errors import DefinitionProblem, ExerciseDefinitionError
 from grader.promises import Promise
-from grader.properties import Property
 from grader.sandbox.limits import SandboxLimits
 from grader.versions import exercise_version
 
@@ -48,6 +47,14 @@ class EntryKind(StrEnum):
 class Framework(StrEnum):
     TORCH = "torch"  # inputs and outputs are torch.Tensor
     NUMPY = "numpy"  # inputs and outputs are numpy.ndarray
+
+
+class Property(StrEnum):
+    """What an exercise may ask of a submission whatever its numbers; how each is probed and
+    judged is its entry in `grader.properties.PROPERTIES`."""
+
+    CAUSAL = "causal"  # changing a later token must not change an earlier output
+    BATCH_INDEPENDENT = "batch_independent"  # one sample must not change another's output
 
 
 class WeightSource(StrEnum):

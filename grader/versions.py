@@ -7,6 +7,7 @@ restored by `git checkout`, may change content without a newer time, or the time
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -24,6 +25,13 @@ def exercise_version(folder: Path, reference_file: Path) -> str:
 def fingerprint(folders: Iterable[Path]) -> str:
     """A hash of every file under these folders: equal while nothing in them changed."""
     return _digest((path.as_posix(), path) for folder in folders for path in content_files(folder))
+
+
+def reference_folders() -> list[Path]:
+    """The folders of the `reference` package, where every exercise's reference module and the
+    helpers they share lie; found, not imported."""
+    found = importlib.util.find_spec("reference")
+    return [Path(path) for path in (found.submodule_search_locations or [])] if found else []
 
 
 def content_files(folder: Path) -> list[Path]:

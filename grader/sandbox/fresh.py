@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import socket
-import subprocess
 from collections.abc import Sequence
 
 from grader.contract import Execution, Job
 from grader.sandbox.hardening import slot_uid
 from grader.sandbox.interface import Layer
-from grader.sandbox.launch import (
-    DEFAULT_PRELOAD,
-    ENVIRONMENT,
-    PROCESS_LAYERS,
-    START_TIMEOUT_S,
-    Slots,
-    start_python,
-    zygote_argv,
-)
+from grader.sandbox.launch import DEFAULT_PRELOAD, PROCESS_LAYERS, UID_BASE, Slots, start_python
+from grader.sandbox.probe import probe
 from grader.sandbox.scratch import ScratchRoot, make_scratch, remove_scratch
 from grader.sandbox.supervision import ExitStatus, kill_group, supervise
 
@@ -72,7 +63,7 @@ class FreshInterpreterSandbox:
         self,
         slots: int = 2,
         *,
-        uid_base: int = 64000,
+        uid_base: int = UID_BASE,
         preload: Sequence[str] = DEFAULT_PRELOAD,
         scratch_parent: str | None = None,
     ) -> None:
@@ -98,15 +89,7 @@ class FreshInterpreterSandbox:
 
     def layers(self) -> list[Layer]:
         if self._probed is None:
-            probe = subprocess.run(
-                zygote_argv("probe", uid_base=self._uid_base, scratch=self._root.path),
-                env=ENVIRONMENT,
-                cwd=self._root.path,
-                check=True,
-                capture_output=True,
-                timeout=START_TIMEOUT_S,
-            )
-            self._probed = [Layer(**fields) for fields in json.loads(probe.stdout)]
+            self._probed = probe(self._uid_base, self._root.path)
         fresh = Layer("process", True, "a new interpreter per submission, scrubbed environment")
         return [fresh, *self._probed, *PROCESS_LAYERS]
 

@@ -28,6 +28,15 @@ ENVIRONMENT = {
 DEFAULT_PRELOAD = ("torch", "numpy")
 START_TIMEOUT_S = 120.0  # importing torch on a cold, busy machine
 
+# Where we are root, slot k's children run as uid and gid UID_BASE + k (`hardening.slot_uid`).
+UID_BASE = 64000
+
+FORKED_PROCESS = Layer(
+    "process",
+    True,
+    "a fresh process per submission, forked from a warm process started with a scrubbed "
+    "environment",
+)
 PROCESS_LAYERS = (
     Layer("channel", True, "results come back as validated frames; nothing is unpickled"),
     Layer("supervision", True, "wall-clock deadline, kill of the process group, output cap"),

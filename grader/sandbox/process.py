@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from grader.contract import Execution, Job, Termination
 from grader.errors import SandboxUnavailable
 from grader.sandbox.interface import Layer
-from grader.sandbox.launch import DEFAULT_PRELOAD, PROCESS_LAYERS, Slots
+from grader.sandbox.launch import DEFAULT_PRELOAD, FORKED_PROCESS, PROCESS_LAYERS, UID_BASE, Slots
 from grader.sandbox.scratch import ScratchRoot
 from grader.sandbox.supervision import supervise
 from grader.sandbox.zygote_client import Zygote
@@ -38,11 +38,10 @@ class ForkServerSandbox:
         self,
         slots: int = 2,
         *,
-        uid_base: int = 64000,
+        uid_base: int = UID_BASE,
         preload: Sequence[str] = DEFAULT_PRELOAD,
         scratch_parent: str | None = None,
     ) -> None:
-        # uid_base: where we are root, slot k's children run as uid and gid uid_base + k.
         self._slots = Slots(slots)
         self._uid_base = uid_base
         self._preload = tuple(preload)
@@ -98,13 +97,7 @@ class ForkServerSandbox:
             zygote.close()
 
     def layers(self) -> list[Layer]:
-        forked = Layer(
-            "process",
-            True,
-            "a fresh process per submission, forked from a warm "
-            "process started with a scrubbed environment",
-        )
-        return [forked, *self._warm().layers, *PROCESS_LAYERS]
+        return [FORKED_PROCESS, *self._warm().layers, *PROCESS_LAYERS]
 
     def close(self) -> None:
         with self._lock:

@@ -1,5 +1,6 @@
 """How torch is set up wherever submissions run: in the warm process (so in every child forked
-from it), in the fresh-interpreter baseline, and in the benchmark's in-process floor."""
+from it), in the fresh-interpreter baseline, and in the benchmark's in-process floor; and, all
+but the inter-op pool, where references run (`configure_for_references`)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,17 @@ def configure_torch() -> None:
     # forked after OpenMP started its pool would wait forever for workers it does not have; and
     # the child's seccomp filter refuses new threads anyway. (The supervisor also sets
     # OMP_NUM_THREADS=1 so that numpy's OpenBLAS starts no pool at import.)
-    torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
+    configure_for_references()
+
+
+def configure_for_references() -> None:
+    """The grading process's torch, before it runs references (`grader.plan_building`): one
+    thread, since their work is a few small ops and the other cores are the sandbox's (on two
+    cores, a second thread made a plan slower), and the CPU alone seeded (below: most of a
+    plan's time without it). Safe to call again; it leaves the inter-op pool alone, which torch
+    lets a process size only before any parallel work."""
+    torch.set_num_threads(1)
     _seed_the_cpu_only()
 
 

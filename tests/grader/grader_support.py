@@ -5,7 +5,8 @@ from __future__ import annotations
 from functools import cache
 
 from grader.catalog import Catalog
-from grader.plan import ExercisePlan, TestPlan, build_plan
+from grader.plan import ExercisePlan, TestPlan
+from grader.plan_building import build_plan
 from grader.settings import GraderSettings
 
 SLUG = "multi-headed-self-attention"

@@ -3,11 +3,15 @@ served after the old one (the last good version of a folder that broke stays ser
 
 from __future__ import annotations
 
+import importlib
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+import reference
+from grader import cli
 from grader.catalog import Catalog, catalog_fingerprint
 from grader.errors import ExerciseDefinitionError
 from grader.runner import Grader
@@ -146,3 +150,92 @@ def test_a_change_whose_plan_fails_keeps_the_last_good_version(folder: Path) -> 
     served = grader.update(Catalog.scan(folder))
     assert served.get(SEED) == good and SEED in served.problems
     assert grader.plan(SEED).exercise == good
+
+
+SEED_REFERENCE = (Path(reference.__path__[0]) / "multi_headed_self_attention.py").read_text(
+    encoding="utf-8"
+)
+OwnReference = Callable[[str], str]
+
+
+@pytest.fixture
+def own_reference(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> OwnReference:
+    """Make the seed copy's reference a module of the test's own, from its source; returns the
+    path its problems name it by."""
+    modules = tmp_path / "reference"
+    modules.mkdir()
+    monkeypatch.setattr(reference, "__path__", [*reference.__path__, str(modules)])
+
+    def write(source: str) -> str:
+        name = f"own_{tmp_path.name.replace('-', '_')}"
+        (modules / f"{name}.py").write_text(source, encoding="utf-8")
+        importlib.invalidate_caches()
+        edit(folder / SEED, "reference.multi_headed_self_attention", f"reference.{name}")
+        return f"reference/{name}.py"
+
+    return write
+
+
+def test_a_reference_that_does_not_parse_is_broken_with_its_line(
+    folder: Path, own_reference: OwnReference
+) -> None:
+    path = own_reference(SEED_REFERENCE + "\ndef broken(:\n    pass\n")
+    [line] = Catalog.scan(folder).problems[SEED].lines()
+    assert line.startswith(f"{path}: -: valid Python (line {SEED_REFERENCE.count(chr(10)) + 2}: ")
+
+
+RENAMED = SEED_REFERENCE.replace("class MultiHeadedSelfAttention(", "class Renamed(")
+
+
+@pytest.mark.parametrize(
+    ("source", "defined"),
+    [
+        (RENAMED, False),
+        (RENAMED + "\ndef alias():\n    MultiHeadedSelfAttention = Renamed\n", False),
+        (RENAMED + "\nMultiHeadedSelfAttention = Renamed\n", True),
+        (
+            RENAMED
+            + "\ntry:\n    MultiHeadedSelfAttention = Renamed\nexcept NameError:\n    pass\n",
+            True,
+        ),
+    ],
+)
+def test_the_entry_point_must_be_bound_at_the_top_level(
+    folder: Path, own_reference: OwnReference, source: str, defined: bool
+) -> None:
+    path = own_reference(source)
+    problems = Catalog.scan(folder).problems
+    assert (SEED not in problems) == defined
+    if not defined:
+        assert problems[SEED].lines() == [
+            f"{path}: MultiHeadedSelfAttention: defined: the entry point"
+        ]
+
+
+def test_a_reference_that_raises_at_import_is_listed_but_broken_once_planned(
+    folder: Path,
+    own_reference: OwnReference,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The scan does not run the reference; building the plan does, and sets the exercise
+    apart with the line that raised. `check-exercise` says the same."""
+    path = own_reference(SEED_REFERENCE + "\nraise RuntimeError('broken at import')\n")
+    scanned = Catalog.scan(folder)
+    assert scanned.slugs() == [SEED]
+    line = SEED_REFERENCE.count("\n") + 2
+    expected = (
+        f"{path}: -: a module that imports cleanly (line {line}: RuntimeError: broken at import)"
+    )
+    grader = Grader(scanned, InProcessSandbox(), "secret")
+    served = grader.warm()
+    assert served.slugs() == [] and served.problems[SEED].lines() == [expected]
+    with pytest.raises(ExerciseDefinitionError):
+        grader.plan(SEED)
+
+    monkeypatch.setattr(
+        "grader.settings.get_settings", lambda: GraderSettings(exercises_dir=folder)
+    )
+    assert cli.main(["check-exercise", SEED]) == 1
+    [problem] = [text for text in capsys.readouterr().out.splitlines() if "PROBLEM" in text]
+    assert problem.endswith(f"{expected}: fix the reference")

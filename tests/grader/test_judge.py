@@ -16,7 +16,7 @@ from grader.contract import (
 )
 from grader.judge import HiddenRun, internal_error, judge
 from grader.plan import Draw, TestPlan, make_job
-from grader.reference import run_trusted
+from grader.reference import Reference, run_trusted
 from grader.report import Report, ReportStatus, TestStatus
 
 
@@ -175,7 +175,8 @@ def test_a_wrong_number_of_outputs_says_what_was_returned() -> None:
 def test_each_variant_of_a_shared_code_is_diagnosed() -> None:
     """The seed's `extra-output-projection` is two variants, with and without a bias: each one's
     outputs are its own, not the first one's with that code."""
-    shared = [v for v in plan().reference.variants if v.code == "extra-output-projection"]
+    variants = Reference.load(plan().exercise).variants
+    shared = [v for v in variants if v.code == "extra-output-projection"]
     assert len(shared) == 2
     for variant in shared:
         outcomes = {}  # the main calls only: no probe says anything about the weights

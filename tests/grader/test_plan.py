@@ -14,11 +14,12 @@ from grader.plan import (
     HIDDEN_INPUT_SETS,
     PROBED_TESTS_PER_KIND,
     WEIGHTS,
-    build_plan,
 )
-from grader.properties import Property
+from grader.plan_building import build_plan
+from grader.reference import Reference
 from grader.report import ReportStatus
 from grader.settings import GraderSettings
+from grader.spec import Property
 
 CATALOG = Catalog.from_folder(GraderSettings().exercises_dir)
 
@@ -28,11 +29,10 @@ def test_every_reference_passes_its_own_exercise(slug: str) -> None:
     """The reference, run through the same executor and judged like a submission (main calls
     and probes), gets full marks: the plan is deterministic and its properties hold for it."""
     plan = build_plan(CATALOG.get(slug), secret="reference-check")
+    entry = Reference.load(plan.exercise).entry
     draw = plan.draw()
     visible, hidden = (
-        Execution(
-            Termination.COMPLETED, {o.call_id: o for o in run_calls(plan.reference.entry, job)}
-        )
+        Execution(Termination.COMPLETED, {o.call_id: o for o in run_calls(entry, job)})
         for job in (plan.visible_job(""), plan.hidden_job("", draw))
     )
     report = judge(plan, visible, HiddenRun(draw, hidden))

@@ -35,7 +35,9 @@ def exercises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "exercises"
     folder.mkdir()
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(cli, "get_settings", lambda: GraderSettings(exercises_dir=folder))
+    monkeypatch.setattr(
+        "grader.settings.get_settings", lambda: GraderSettings(exercises_dir=folder)
+    )
     return folder
 
 

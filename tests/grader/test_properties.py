@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
 from grader.compare import compare_arrays
-from grader.properties import PROPERTIES, Property, _batch_independent, _causal
+from grader.properties import PROPERTIES, _batch_independent, _causal
+from grader.spec import Property
 
 
 def test_every_property_has_one_definition() -> None:

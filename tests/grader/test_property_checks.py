@@ -12,10 +12,9 @@ from grader import properties
 from grader.compare import agreement
 from grader.contract import Call, CallOutcome, OutputValue
 from grader.plan import Probe, TestPlan
-from grader.properties import Property
 from grader.property_checks import check_properties
 from grader.report import PropertyCheck, PropertyStatus
-from grader.spec import TestCaseSpec
+from grader.spec import Property, TestCaseSpec
 
 # The largest output a call may send back (`Call.max_output_elements`), laid out so that a loop
 # over positions (or samples) in the grader would make four million comparisons.

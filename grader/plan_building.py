@@ -1,0 +1,112 @@
+"""Build an exercise's plan (`grader.plan`): run the trusted reference, in this process, on
+every input set of every test, on the visible tests' probes, and each known-wrong variant on the
+visible tests. This is where the grader imports torch: a plan read from the cache
+(`grader.plan_cache`) needs none of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from typing import Any
+
+from grader.contract import Call, Job, OutputValue
+from grader.inputs import Inputs, make_inputs, perturb, seeds_for
+from grader.plan import (
+    CONSTRUCTION_SEED,
+    HIDDEN_INPUT_SETS,
+    PROBED_TESTS_PER_KIND,
+    WEIGHTS,
+    Case,
+    ExercisePlan,
+    KnownMistake,
+    Probe,
+    ProbeKind,
+    TestPlan,
+    make_job,
+)
+from grader.properties import PROPERTIES
+from grader.reference import Reference, run_trusted
+from grader.sandbox.torch_setup import configure_for_references
+from grader.spec import EntryKind, Exercise, RandomTensor, TestCaseSpec, Visibility, WeightSource
+from grader.variants import WrongVariant
+
+
+def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
+    configure_for_references()
+    reference = Reference.load(exercise)
+    probed: Counter[ProbeKind] = Counter()
+    tests = []
+    for test in exercise.spec.tests:
+        seeds = seeds_for(exercise.spec, test, secret, HIDDEN_INPUT_SETS)
+        cases = tuple(_case(exercise, reference, test, seed) for seed in seeds)
+        probes: tuple[Probe, ...] = ()
+        if test.visibility is Visibility.VISIBLE:
+            candidates = _probes(exercise, reference, test, cases[0].call, seeds[0])
+            probes = tuple(p for p in candidates if probed[p.kind] < PROBED_TESTS_PER_KIND)
+            probed.update(probe.kind for probe in probes)
+        tests.append(TestPlan(test, cases, tuple(exercise.spec.outputs), probes))
+    mistakes = tuple(_known_mistake(exercise, variant, tests) for variant in reference.variants)
+    weight_probe = reference.weight_probe
+    message = weight_probe.message if weight_probe else None
+    return ExercisePlan(exercise, tuple(tests), mistakes, message)
+
+
+def _case(exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int) -> Case:
+    call = _main_call(exercise, reference, test, seed, make_inputs(test, seed))
+    return Case(call, reference.run(call, make_job(exercise.spec, "", (call,))))
+
+
+def _main_call(
+    exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int, inputs: Inputs
+) -> Call:
+    grader_weights = exercise.spec.weights is WeightSource.GRADER
+    return Call(
+        id=test.name,
+        args=inputs,
+        init_kwargs=dict(test.init),
+        seed=CONSTRUCTION_SEED if grader_weights else None,
+        parameters=reference.draw_parameters(test.init, seed) if grader_weights else {},
+    )
+
+
+def _probes(
+    exercise: Exercise, reference: Reference, test: TestCaseSpec, call: Call, seed: int
+) -> tuple[Probe, ...]:
+    """Extra calls on a visible test that tell why a submission fails."""
+    probes = []
+    inputs = call.args
+    shape = test.inputs[0].shape if isinstance(test.inputs[0], RandomTensor) else ()
+    wanted = set(exercise.spec.properties)
+    for prop, definition in PROPERTIES.items():
+        redrawn = definition.redraw(shape) if prop in wanted else None
+        if redrawn is not None:
+            probes.append(_probe(prop, call, args=perturb(test, inputs, seed, redrawn)))
+    if reference.weight_probe is not None and exercise.spec.kind is EntryKind.MODULE:
+        parameters = reference.probe_parameters(dict(test.init))
+        probes.append(_probe(WEIGHTS, call, parameters=parameters, strict_parameters=False))
+    return tuple(probes)
+
+
+def _probe(kind: ProbeKind, call: Call, **changes: Any) -> Probe:
+    return Probe(kind, dataclasses.replace(call, id=f"{call.id} [{kind}]", **changes))
+
+
+def _known_mistake(
+    exercise: Exercise, variant: WrongVariant, tests: list[TestPlan]
+) -> KnownMistake:
+    """The variant run on each visible test: diagnosis judges visible tests only."""
+    spec = exercise.spec
+    outputs = {
+        test.spec.name: _try_run(variant.entry, test.call, make_job(spec, "", (test.call,)))
+        for test in tests
+        if test.visible
+    }
+    return KnownMistake(variant.code, variant.message, outputs)
+
+
+def _try_run(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...] | None:
+    try:
+        return run_trusted(entry, call, job)
+    except Exception:
+        return None

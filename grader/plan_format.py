@@ -1,0 +1,166 @@
+"""How a plan (`grader.plan`) is written to bytes and read back, for the plan cache.
+
+An `.npz` archive, read with `allow_pickle=False`: the plan's arrays, plus one JSON manifest that
+describes the rest and names its arrays. Unlike a pickle, nothing in it can execute, even should
+the cache's HMAC check have a hole. An array shared by several calls (self-attention's query, key
+and value are one array) is stored once and read back as one object, as the plan had it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from grader.contract import Call, OutputValue
+from grader.plan import WEIGHTS, Case, ExercisePlan, KnownMistake, Probe, ProbeKind, TestPlan
+from grader.spec import Exercise, Property
+
+# Raised whenever what is written, or how it is read, changes.
+FORMAT = 1
+_MANIFEST = "manifest"
+
+
+class _Arrays:
+    """The arrays of a plan being written, each named once however many calls share it."""
+
+    def __init__(self) -> None:
+        self.named: dict[str, np.ndarray] = {}
+        self._names: dict[int, str] = {}
+
+    def name(self, array: np.ndarray | None) -> str | None:
+        if array is None:
+            return None
+        if id(array) not in self._names:
+            self._names[id(array)] = f"a{len(self._names)}"
+            self.named[self._names[id(array)]] = array
+        return self._names[id(array)]
+
+
+def encode(plan: ExercisePlan) -> bytes:
+    arrays = _Arrays()
+    manifest = {
+        "tests": [
+            {
+                "cases": [
+                    {"call": _call(case.call, arrays), "expected": _outputs(case.expected, arrays)}
+                    for case in test.cases
+                ],
+                "probes": [
+                    {"kind": str(probe.kind), "call": _call(probe.call, arrays)}
+                    for probe in test.probes
+                ],
+            }
+            for test in plan.tests
+        ],
+        "mistakes": [
+            {
+                "code": mistake.code,
+                "message": mistake.message,
+                "outputs": {
+                    name: None if outputs is None else _outputs(outputs, arrays)
+                    for name, outputs in mistake.outputs.items()
+                },
+            }
+            for mistake in plan.mistakes
+        ],
+        "weight_probe_message": plan.weight_probe_message,
+    }
+    buffer = io.BytesIO()
+    text = np.frombuffer(json.dumps(manifest).encode(), dtype=np.uint8)
+    members: dict[str, Any] = {_MANIFEST: text, **arrays.named}
+    np.savez(buffer, allow_pickle=False, **members)
+    return buffer.getvalue()
+
+
+def _call(call: Call, arrays: _Arrays) -> dict[str, Any]:
+    return {
+        "id": call.id,
+        "args": [arrays.name(array) for array in call.args],
+        "init_kwargs": call.init_kwargs,
+        "seed": call.seed,
+        "parameters": {name: arrays.name(value) for name, value in call.parameters.items()},
+        "strict_parameters": call.strict_parameters,
+        "max_output_elements": call.max_output_elements,
+    }
+
+
+def _outputs(outputs: tuple[OutputValue, ...], arrays: _Arrays) -> list[dict[str, Any]]:
+    return [
+        {
+            "type_name": output.type_name,
+            "array": arrays.name(output.array),
+            "dtype": output.dtype,
+            "shape": output.shape,
+        }
+        for output in outputs
+    ]
+
+
+def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
+    with np.load(io.BytesIO(body), allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    manifest = json.loads(arrays.pop(_MANIFEST).tobytes())
+    specs, names = exercise.spec.tests, tuple(exercise.spec.outputs)
+    if len(manifest["tests"]) != len(specs):
+        raise ValueError("the plan's tests are not the exercise's")
+    tests = tuple(
+        TestPlan(
+            spec,
+            tuple(
+                Case(_read_call(case["call"], arrays), _read_outputs(case["expected"], arrays))
+                for case in stored["cases"]
+            ),
+            names,
+            tuple(
+                Probe(_probe_kind(probe["kind"]), _read_call(probe["call"], arrays))
+                for probe in stored["probes"]
+            ),
+        )
+        for spec, stored in zip(specs, manifest["tests"], strict=True)
+    )
+    mistakes = tuple(
+        KnownMistake(
+            stored["code"],
+            stored["message"],
+            {
+                name: None if outputs is None else _read_outputs(outputs, arrays)
+                for name, outputs in stored["outputs"].items()
+            },
+        )
+        for stored in manifest["mistakes"]
+    )
+    return ExercisePlan(exercise, tests, mistakes, manifest["weight_probe_message"])
+
+
+def _read_call(stored: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Call:
+    return Call(
+        id=stored["id"],
+        args=tuple(None if name is None else arrays[name] for name in stored["args"]),
+        init_kwargs=stored["init_kwargs"],
+        seed=stored["seed"],
+        parameters={name: arrays[value] for name, value in stored["parameters"].items()},
+        strict_parameters=stored["strict_parameters"],
+        max_output_elements=stored["max_output_elements"],
+    )
+
+
+def _read_outputs(
+    stored: list[Mapping[str, Any]], arrays: Mapping[str, np.ndarray]
+) -> tuple[OutputValue, ...]:
+    return tuple(
+        OutputValue(
+            type_name=output["type_name"],
+            array=None if output["array"] is None else arrays[output["array"]],
+            dtype=output["dtype"],
+            shape=None if output["shape"] is None else tuple(output["shape"]),
+        )
+        for output in stored
+    )
+
+
+def _probe_kind(stored: str) -> ProbeKind:
+    return WEIGHTS if stored == WEIGHTS else Property(stored)
