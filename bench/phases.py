@@ -105,10 +105,7 @@ def judged(plan: ExercisePlan, jobs: dict[str, Job], runs: dict[str, Execution])
 def sandboxed(jobs: dict[str, Job]) -> Seconds:
     runs = {name: in_child(job) for name, job in jobs.items()}
     both = [runs["visible job"], runs["hidden job"]]
-    around = {
-        phase: sum(run[phase] for run in both)
-        for phase in ("fork", "prepare", "receive the job", "confine", "exit")
-    }
+    around = {phase: sum(run[phase] for run in both) for phase in both[0] if phase != "work"}
     work = work_split({name: run["work"] for name, run in runs.items()})
     return {
         "fork (warm process)": around["fork"],
@@ -117,13 +114,14 @@ def sandboxed(jobs: dict[str, Job]) -> Seconds:
         "confine": around["confine"],
         **work,
         "exit": around["exit"],
-        **supervisor_side(jobs),
+        "encode the jobs": around["encode the job"],
+        "decode the events": around["decode the events"],
     }
 
 
 def in_child(job: Job) -> Seconds:
     """`job` in a child forked from this process and hardened as the sandbox's are; the CPU of
-    each phase, the fork's in this process and the child's exit included."""
+    each phase: the fork's and the supervisor's here, the child's there, its exit included."""
     uid = hardening.slot_uid(64000, 0)
     scratch = make_scratch(os.environ.get("TMPDIR", "/tmp"), uid)
     ours, theirs = socket.socketpair()
@@ -134,16 +132,30 @@ def in_child(job: Job) -> Seconds:
         _child(theirs.fileno(), scratch, uid)
     fork_s = time.process_time() - started
     theirs.close()
+    started = time.process_time()
     ours.sendall(encode_job(job))
+    encode_s = time.process_time() - started
     ours.shutdown(socket.SHUT_WR)
     with ours.makefile("rb") as channel:
-        laps: Seconds = json.loads(channel.read().rsplit(b"\n", 1)[-1])
+        events, _, laps_json = channel.read().rpartition(b"\n")
+    laps: Seconds = json.loads(laps_json)
     os.waitpid(pid, 0)
     ours.close()
     remove_scratch(scratch)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     whole = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return {"fork": fork_s, **laps, "exit": whole - sum(laps.values())}
+    started = time.process_time()
+    transcript, reader = Transcript(job), FrameReader(MAX_EVENT_HEADER, 1 << 40)
+    for frame in reader.feed(events):
+        transcript.record(decode_event(frame, job))
+    decode_s = time.process_time() - started
+    return {
+        "fork": fork_s,
+        **laps,
+        "exit": whole - sum(laps.values()),
+        "encode the job": encode_s,
+        "decode the events": decode_s,
+    }
 
 
 def _child(channel_fd: int, scratch: str, uid: int | None) -> NoReturn:
@@ -179,30 +191,6 @@ def _refuse(violation: Violation) -> NoReturn:
     raise RuntimeError(f"the benchmark's submission broke the policy: {violation}")
 
 
-def supervisor_side(jobs: dict[str, Job]) -> Seconds:
-    """The supervisor's protocol work for the two runs of a grading: encoding each job,
-    decoding and ordering the child's events (their frames made here, as a child makes them)."""
-    encode = decode = 0.0
-    for job in (jobs["visible job"], jobs["hidden job"]):
-        frames = events_of(job)
-        started = time.process_time()
-        encode_job(job)
-        encode += time.process_time() - started
-        started = time.process_time()
-        transcript, reader = Transcript(job), FrameReader(MAX_EVENT_HEADER, 1 << 40)
-        for frame in reader.feed(b"".join(frames)):
-            transcript.record(decode_event(frame, job))
-        decode += time.process_time() - started
-    return {"encode the jobs": encode, "decode the events": decode}
-
-
-def events_of(job: Job) -> list[bytes]:
-    """The frames a child sends for `job`."""
-    frames: list[bytes] = []
-    guest.execute(job, EventReporter(lambda event: frames.append(encode_event(event))), _refuse)
-    return frames
-
-
 # --- the table ----------------------------------------------------------------------------------
 
 
@@ -227,13 +215,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
-    zygote.load_runtime(PRELOAD)
-    zygote.warm_up(PRELOAD)
-    zygote.settle_for_forking()
     plan = build_plan(Catalog.from_folder(GraderSettings().exercises_dir).get(SLUG), SECRET)
     jobs = job_variants(plan, CORRECT.read_text(encoding="utf-8"))
-    work = medians(lambda: in_process(plan, jobs), args.runs)
+    zygote.load_runtime(PRELOAD)
+    zygote.warm_up(PRELOAD)
+    # As the warm process: settled last, with nothing allocated after it before the forks.
+    zygote.settle_for_forking(collapse=True)
     boxed = medians(lambda: sandboxed(jobs), args.runs)
+    work = medians(lambda: in_process(plan, jobs), args.runs)
     print_table(work, boxed)
 
 

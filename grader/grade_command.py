@@ -37,7 +37,8 @@ def grade(args: argparse.Namespace, settings: GraderSettings) -> int:
     # In a student's homework folder: the secret and the cache go to the user's data dir.
     user = settings.in_user_data_dir()
     secret = user.master_secret()
-    sandbox = ForkServerSandbox(slots=1, preload=catalog.allowed_imports())
+    # One grading: the warm process's start is the critical path, its forks are two.
+    sandbox = ForkServerSandbox(slots=1, preload=catalog.allowed_imports(), huge_pages=False)
     grader = Grader(catalog, sandbox, secret, PlanCache(user.plan_cache_dir(), secret))
     try:
         # `layers()` starts the warm process; a failure to start shows again, in the report,

@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "single":
         run_child(args.channel_fd, args.scratch, hardening.slot_uid(args.uid_base, args.slot))
     warm_up(preload)
-    settle_for_forking()
+    settle_for_forking(collapse=bool(args.huge_pages))
     control = socket.socket(fileno=args.control_fd)
     layers = hardening.probe_layers(hardening.slot_uid(args.uid_base, 0), scratch_root)
     control.send(json.dumps({"ready": [vars(layer) for layer in layers]}).encode())
@@ -84,6 +84,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--control-fd", type=int)
     parser.add_argument("--channel-fd", type=int)
     parser.add_argument("--slot", type=int, default=0)
+    parser.add_argument("--huge-pages", type=int, choices=(0, 1), default=0)
     return parser
 
 
@@ -124,11 +125,13 @@ def warm_up(preload: tuple[str, ...]) -> None:
     guest.execute(job, EventReporter(_expect_success), _refuse)
 
 
-def settle_for_forking() -> None:
+def settle_for_forking(*, collapse: bool) -> None:
     """Everything alive now is shared with every child: keep the garbage collector from touching
-    (and so copying) those pages in each of them, and make them cheap to fork and to tear down."""
+    (and so copying) those pages in each of them, and (`collapse`: into huge pages) make them
+    cheaper to fork and to tear down."""
     gc.freeze()
-    huge_pages.collapse_anonymous_memory()
+    if collapse:
+        huge_pages.collapse_anonymous_memory()
 
 
 def _expect_success(event: Event) -> None:

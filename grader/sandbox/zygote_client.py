@@ -68,11 +68,17 @@ class Zygote:
         self._reader.start()
 
     @classmethod
-    def start(cls, root: str, uid_base: int, preload: Sequence[str]) -> Zygote:
+    def start(cls, root: str, uid_base: int, preload: Sequence[str], huge_pages: bool) -> Zygote:
         protect_supervisor()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         process = start_python(
-            "serve", root, theirs.fileno(), fd_name="control_fd", uid_base=uid_base, preload=preload
+            "serve",
+            root,
+            theirs.fileno(),
+            fd_name="control_fd",
+            uid_base=uid_base,
+            preload=preload,
+            huge_pages=int(huge_pages),
         )
         theirs.close()
         ours.settimeout(START_TIMEOUT_S)
