@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.contract import Call, OutputValue
+from grader.call_fields import call_fields, call_from_fields
+from grader.contract import OutputValue
 from grader.plan import WEIGHTS, Case, ExercisePlan, KnownMistake, Probe, ProbeKind, TestPlan
 from grader.spec import Exercise, Property
 
@@ -46,11 +47,14 @@ def encode(plan: ExercisePlan) -> bytes:
         "tests": [
             {
                 "cases": [
-                    {"call": _call(case.call, arrays), "expected": _outputs(case.expected, arrays)}
+                    {
+                        "call": call_fields(case.call, arrays.name),
+                        "expected": _outputs(case.expected, arrays),
+                    }
                     for case in test.cases
                 ],
                 "probes": [
-                    {"kind": str(probe.kind), "call": _call(probe.call, arrays)}
+                    {"kind": str(probe.kind), "call": call_fields(probe.call, arrays.name)}
                     for probe in test.probes
                 ],
             }
@@ -76,18 +80,6 @@ def encode(plan: ExercisePlan) -> bytes:
     return buffer.getvalue()
 
 
-def _call(call: Call, arrays: _Arrays) -> dict[str, Any]:
-    return {
-        "id": call.id,
-        "args": [arrays.name(array) for array in call.args],
-        "init_kwargs": call.init_kwargs,
-        "seed": call.seed,
-        "parameters": {name: arrays.name(value) for name, value in call.parameters.items()},
-        "strict_parameters": call.strict_parameters,
-        "max_output_elements": call.max_output_elements,
-    }
-
-
 def _outputs(outputs: tuple[OutputValue, ...], arrays: _Arrays) -> list[dict[str, Any]]:
     return [
         {
@@ -111,12 +103,17 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
         TestPlan(
             spec,
             tuple(
-                Case(_read_call(case["call"], arrays), _read_outputs(case["expected"], arrays))
+                Case(
+                    call_from_fields(case["call"], arrays.__getitem__),
+                    _read_outputs(case["expected"], arrays),
+                )
                 for case in stored["cases"]
             ),
             names,
             tuple(
-                Probe(_probe_kind(probe["kind"]), _read_call(probe["call"], arrays))
+                Probe(
+                    _probe_kind(probe["kind"]), call_from_fields(probe["call"], arrays.__getitem__)
+                )
                 for probe in stored["probes"]
             ),
         )
@@ -134,18 +131,6 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
         for stored in manifest["mistakes"]
     )
     return ExercisePlan(exercise, tests, mistakes, manifest["weight_probe_message"])
-
-
-def _read_call(stored: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Call:
-    return Call(
-        id=stored["id"],
-        args=tuple(None if name is None else arrays[name] for name in stored["args"]),
-        init_kwargs=stored["init_kwargs"],
-        seed=stored["seed"],
-        parameters={name: arrays[value] for name, value in stored["parameters"].items()},
-        strict_parameters=stored["strict_parameters"],
-        max_output_elements=stored["max_output_elements"],
-    )
 
 
 def _read_outputs(

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.call_fields import call_fields, call_from_fields
 from grader.contract import (
     Call,
     CallOutcome,
@@ -90,18 +91,7 @@ def encode_job(job: Job) -> bytes:
             arrays.append(array)
         return table[id(array)]
 
-    calls = [
-        {
-            "id": call.id,
-            "args": [None if arg is None else ref(arg) for arg in call.args],
-            "init_kwargs": call.init_kwargs,
-            "seed": call.seed,
-            "parameters": {name: ref(value) for name, value in call.parameters.items()},
-            "strict_parameters": call.strict_parameters,
-            "max_output_elements": call.max_output_elements,
-        }
-        for call in job.calls
-    ]
+    calls = [call_fields(call, ref) for call in job.calls]
     header = {
         "source": job.source,
         "entry_point": job.entry_point,
@@ -120,18 +110,7 @@ def decode_job(frame: Frame) -> Job:
     anyway). Each array is one object however many times the job refers to it."""
     header = frame.header
     arrays = decode_arrays(frame, max_elements=1 << 40)
-    calls = tuple(
-        Call(
-            id=call["id"],
-            args=tuple(None if ref is None else arrays[ref] for ref in call["args"]),
-            init_kwargs=call["init_kwargs"],
-            seed=call["seed"],
-            parameters={name: arrays[ref] for name, ref in call["parameters"].items()},
-            strict_parameters=call["strict_parameters"],
-            max_output_elements=call["max_output_elements"],
-        )
-        for call in header["calls"]
-    )
+    calls = tuple(call_from_fields(call, arrays.__getitem__) for call in header["calls"])
     policy = header["policy"]
     return Job(
         source=header["source"],

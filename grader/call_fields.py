@@ -1,0 +1,36 @@
+"""A `Call` as plain, JSON-ready fields whose arrays are referred to rather than held: the job's
+frame to a child (`grader.sandbox.protocol`) and the plan cache (`grader.plan_format`) write and
+read calls this one way, each referring to its arrays its own way (an index, a name)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from grader.contract import Call
+
+
+def call_fields(call: Call, refer: Callable[[np.ndarray], object]) -> dict[str, Any]:
+    return {
+        "id": call.id,
+        "args": [None if arg is None else refer(arg) for arg in call.args],
+        "init_kwargs": call.init_kwargs,
+        "seed": call.seed,
+        "parameters": {name: refer(value) for name, value in call.parameters.items()},
+        "strict_parameters": call.strict_parameters,
+        "max_output_elements": call.max_output_elements,
+    }
+
+
+def call_from_fields(fields: Mapping[str, Any], array: Callable[[Any], np.ndarray]) -> Call:
+    return Call(
+        id=fields["id"],
+        args=tuple(None if ref is None else array(ref) for ref in fields["args"]),
+        init_kwargs=fields["init_kwargs"],
+        seed=fields["seed"],
+        parameters={name: array(ref) for name, ref in fields["parameters"].items()},
+        strict_parameters=fields["strict_parameters"],
+        max_output_elements=fields["max_output_elements"],
+    )
