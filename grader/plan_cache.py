@@ -37,10 +37,13 @@ from grader.versions import fingerprint, reference_folders
 
 log = logging.getLogger(__name__)
 
-# The modules whose code decides a plan's contents: a change to any of them is a new key.
+# The modules whose code decides a plan's contents or how it is stored: a change to any of them
+# is a new key.
 PLAN_CODE = (
     "grader.plan",
     "grader.plan_building",
+    "grader.plan_format",
+    "grader.call_fields",
     "grader.inputs",
     "grader.reference",
     "grader.call_execution",
