@@ -2,7 +2,7 @@
 
 import torch
 import torch.nn as nn
-from grader.plan import build_plan
+from grader.plan_building import build_plan
 
 
 class MultiHeadedSelfAttention(nn.Module):
