@@ -174,7 +174,7 @@ CASES = [
     guard("introspect_traceback_frame", "`__traceback__` is not allowed"),
     # Exfiltration: the reference, the grader, the environment, the hidden tests' inputs.
     static("exfil_import_reference", "importing `reference.multi_headed_self_attention`"),
-    static("exfil_import_grader", "importing `grader.plan` is not allowed"),
+    static("exfil_import_grader", "importing `grader.plan_building` is not allowed"),
     ran("exfil_open_reference", TestStatus.ERROR, "name 'open' is not defined"),
     guard("exfil_from_file_reference", "`torch.from_file` is not available"),
     guard("exfil_environ", "`torch.os` is not available"),
