@@ -36,6 +36,15 @@ def visible(principal: Principal) -> ColumnElement[bool]:
     return and_(in_course, Submission.api_key_id == principal.key_id)
 
 
+def is_staff_of(principal: Principal, course_id: int) -> bool:
+    """Whether the caller sees the whole course: its figures, gradebook and every student."""
+    return (
+        principal.course_id == course_id
+        and principal.role in _READS_ITS_COURSE
+        and principal.student_id is None
+    )
+
+
 def may_see_source(principal: Principal, submission: Submission) -> bool:
     """Its own code, for whoever submitted it; any code of the course, for its staff."""
     if principal.role in _READS_ITS_COURSE:

@@ -29,6 +29,7 @@ from app.leases import Claim, Held, Leases
 from app.logs import bound_submission
 from app.metrics import Metrics
 from app.models import Submission, SubmissionStatus, utcnow
+from app.report_store import report_columns, store_outcomes
 from app.settings import AppSettings
 from grader.catalog import Catalog
 from grader.errors import AutograderError
@@ -158,8 +159,7 @@ def _finish(context: GradingContext, submission_id: str, report: Report) -> bool
             .where(Submission.id == submission_id, Submission.status != SubmissionStatus.DONE)
             .values(
                 status=SubmissionStatus.DONE,
-                report=report.model_dump(mode="json"),
-                exercise_version=report.exercise_version,
+                **report_columns(report),
                 finished_at=utcnow(),
                 lease_holder=None,
                 lease_expires_at=None,
@@ -168,5 +168,6 @@ def _finish(context: GradingContext, submission_id: str, report: Report) -> bool
         )
         if cast(CursorResult[Any], result).rowcount != 1:
             return None
+        store_outcomes(session, submission_id, report)
         recorded = [record(session, submission_id, report) for record in context.on_graded]
     return any(recorded)

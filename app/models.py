@@ -13,8 +13,10 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     DateTime,
     Enum,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -191,6 +193,8 @@ class Submission(Base):
         UniqueConstraint("idempotency_scope", "idempotency_key"),
         Index("ix_submissions_student_exercise", "student_id", "exercise", "id"),
         Index("ix_submissions_exercise_id", "exercise", "id"),
+        # A course's figures per exercise and student (app.staff), and attempt budgets.
+        Index("ix_submissions_course_exercise_student", "course_id", "exercise", "student_id"),
     )
 
     id: Mapped[str] = mapped_column(String(26), primary_key=True, default=new_id)
@@ -206,8 +210,15 @@ class Submission(Base):
     status: Mapped[SubmissionStatus] = mapped_column(
         _enum(SubmissionStatus), default=SubmissionStatus.QUEUED, index=True
     )
-    # The grader's Report as JSON once done (grader.report.Report).
+    # The grader's Report as JSON once done (grader.report.Report), and its figures as columns
+    # for the course's statistics (app.report_store writes them together).
     report: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument)
+    report_status: Mapped[str | None] = mapped_column(String(16))
+    score: Mapped[float | None] = mapped_column(Float)
+    max_score: Mapped[float | None] = mapped_column(Float)
+    # Whether it uses up one of the student's attempts (app.report_store.charges_attempt): true
+    # until graded, then false for a pass and for a fault of the platform.
+    charged: Mapped[bool] = mapped_column(Boolean, default=True)
     # Grading starts so far; bounded by settings.max_attempts.
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -251,3 +262,112 @@ class WebhookDelivery(OutboxMessage, Base):
         ForeignKey("submissions.id", ondelete="CASCADE"), index=True
     )
     url: Mapped[str] = mapped_column(String(2048))
+
+
+class OutcomeKind(StrEnum):
+    TEST = "test"  # a test's status
+    FINDING = "finding"  # a diagnosed mistake (status "")
+    PROPERTY = "property"  # a property check's status
+
+
+class ReportOutcome(Base):
+    """One line of a submission's current report, as a row: what the course's statistics count
+    (app.staff) without reading any report's JSON. Rewritten with the report (app.report_store)."""
+
+    __tablename__ = "report_outcomes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    submission_id: Mapped[str] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    kind: Mapped[OutcomeKind] = mapped_column(_enum(OutcomeKind))
+    name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16))
+    # A test's visibility ("visible", "hidden"); None for findings and properties.
+    visibility: Mapped[str | None] = mapped_column(String(16))
+
+
+class PastReport(Base):
+    """A report a submission had before it was graded again (a regrade), with the exercise's
+    version that graded it: history, never shown as the submission's result."""
+
+    __tablename__ = "past_reports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    submission_id: Mapped[str] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    exercise_version: Mapped[str | None] = mapped_column(String(64))
+    report: Mapped[dict[str, Any]] = mapped_column(JSONDocument)
+    report_status: Mapped[str | None] = mapped_column(String(16))
+    score: Mapped[float | None] = mapped_column(Float)
+    max_score: Mapped[float | None] = mapped_column(Float)
+    graded_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    replaced_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # The regrade that replaced it (app.regrades).
+    regrade_id: Mapped[str | None] = mapped_column(ForeignKey("regrades.id", ondelete="SET NULL"))
+
+
+class GradebookScore(StrEnum):
+    """Which of a student's scores the gradebook takes, per exercise."""
+
+    BEST = "best"
+    LATEST = "latest"
+
+
+class ExercisePolicy(Base):
+    """A course's settings for one exercise; an exercise without a row takes the defaults (the
+    best score counts, no attempt budget)."""
+
+    __tablename__ = "exercise_policies"
+
+    course_id: Mapped[int] = mapped_column(
+        ForeignKey("courses.id", ondelete="CASCADE"), primary_key=True
+    )
+    exercise: Mapped[str] = mapped_column(String(100), primary_key=True)
+    gradebook: Mapped[GradebookScore] = mapped_column(
+        _enum(GradebookScore), default=GradebookScore.BEST
+    )
+    # An attempt budget (app.budgets): `attempts` per `window_s` seconds, refilled evenly (a
+    # token bucket); None for none.
+    attempts: Mapped[int | None] = mapped_column(Integer)
+    window_s: Mapped[int | None] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class RegradeStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    CANCELLED = "cancelled"
+
+
+class Regrade(Base):
+    """Grading again an exercise's finished submissions in a course (all, or one student's),
+    in id order, after `cursor`: resumable where it stopped (app.regrades)."""
+
+    __tablename__ = "regrades"
+    __table_args__ = (Index("ix_regrades_course_exercise", "course_id", "exercise"),)
+
+    id: Mapped[str] = mapped_column(String(26), primary_key=True, default=new_id)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
+    exercise: Mapped[str] = mapped_column(String(100))
+    student_id: Mapped[str | None] = mapped_column(String(200))
+    # Why: "requested" (an instructor asked) or "new-version" (the exercise changed).
+    reason: Mapped[str] = mapped_column(String(16))
+    status: Mapped[RegradeStatus] = mapped_column(
+        _enum(RegradeStatus), default=RegradeStatus.QUEUED, index=True
+    )
+    # The submissions it covers: finished ones with an id up to `last_id` when it was asked.
+    last_id: Mapped[str | None] = mapped_column(String(26))
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    graded: Mapped[int] = mapped_column(Integer, default=0)
+    changed: Mapped[int] = mapped_column(Integer, default=0)
+    # The last submission graded again: the regrade resumes after it.
+    cursor: Mapped[str | None] = mapped_column(String(26))
+    requested_by: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Who runs it now (as a submission's lease, app.leases): one runner at a time.
+    lease_holder: Mapped[str | None] = mapped_column(String(200))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

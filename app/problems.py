@@ -5,7 +5,8 @@
     ├── OtherStudent              403  a student submitting as someone else
     ├── NotFound                  404  (or not the caller's to see: app.access)
     │   ├── UnknownExercise
-    │   └── SubmissionNotFound
+    │   ├── SubmissionNotFound
+    │   └── CourseNotFound        (or not one the caller teaches)
     ├── NotFinished               409  results asked of a submission still being graded
     ├── IdempotencyKeyReused      422  the same Idempotency-Key with another request body
     ├── ReservedStudentId         422  an `lti:` student id from anything but a launch
@@ -87,6 +88,10 @@ class UnknownExercise(NotFound):
 
 class SubmissionNotFound(NotFound):
     kind, title = "unknown-submission", "Unknown submission"
+
+
+class CourseNotFound(NotFound):
+    kind, title = "unknown-course", "Unknown course"
 
 
 class NotFinished(Problem):

@@ -11,13 +11,21 @@ from pathlib import Path
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import MetaData, Table, inspect
+from sqlalchemy import MetaData, Table, inspect, select
 from sqlalchemy.exc import OperationalError
 
 from app.api_keys import create_key, find_key
 from app.courses import course_named
 from app.db import Database, alembic_config, migrate
-from app.models import DEFAULT_COURSE_ID, Base, Role, Submission, SubmissionStatus
+from app.models import (
+    DEFAULT_COURSE_ID,
+    Base,
+    OutcomeKind,
+    ReportOutcome,
+    Role,
+    Submission,
+    SubmissionStatus,
+)
 
 
 def test_upgrade_head_on_an_empty_database_makes_every_table(database_url: str) -> None:
@@ -146,5 +154,59 @@ def test_submissions_graded_before_exercise_versions_keep_no_version(database_ur
             old = session.get(Submission, "01JD8Z6Q3M9V7N4K2P5R8T1W0X")
             assert old is not None and old.exercise_version is None
             session.add(Submission(exercise="e", source="s", exercise_version="f31f15238d73"))
+    finally:
+        database.close()
+
+
+def test_reports_stored_before_course_figures_get_their_columns_and_rows(
+    database_url: str,
+) -> None:
+    report = {
+        "exercise": "e", "status": "failed", "score": 1.0, "max_score": 2.0,
+        "tests": [
+            {"name": "t1", "visibility": "visible", "status": "passed"},
+            {"name": "t2", "visibility": "hidden", "status": "failed"},
+        ],
+        "diagnosis": [{"code": "no-scaling", "message": "m", "tests": ["t2"]}],
+        "properties": [{"name": "causal", "status": "failed", "message": "m"}],
+    }  # fmt: skip
+    database = Database.from_url(database_url)
+    try:
+        migrate(database.engine, "0006")
+        submissions = Table("submissions", MetaData(), autoload_with=database.engine)
+        with database.engine.begin() as connection:
+            connection.execute(
+                submissions.insert(),
+                [
+                    {"id": f"01JD8Z6Q3M9V7N4K2P5R8T1W0{last}", "course_id": 1, "exercise": "e",
+                     "source": "s", "status": status, "attempts": 1, "report": stored,
+                     "created_at": datetime.now(UTC)}
+                    for last, status, stored in (("X", "done", report), ("Y", "queued", None))
+                ],
+            )  # fmt: skip
+        migrate(database.engine)
+        with database.session() as session:
+            done = session.get(Submission, "01JD8Z6Q3M9V7N4K2P5R8T1W0X")
+            queued = session.get(Submission, "01JD8Z6Q3M9V7N4K2P5R8T1W0Y")
+            assert done is not None and queued is not None
+            assert (done.report_status, done.score, done.max_score, done.charged) == (
+                "failed", 1.0, 2.0, True,
+            )  # fmt: skip
+            assert (queued.report_status, queued.score, queued.charged) == (None, None, True)
+            rows = session.execute(
+                select(
+                    ReportOutcome.submission_id,
+                    ReportOutcome.kind,
+                    ReportOutcome.name,
+                    ReportOutcome.status,
+                    ReportOutcome.visibility,
+                ).order_by(ReportOutcome.id)
+            ).all()
+        assert [tuple(row) for row in rows] == [
+            (done.id, OutcomeKind.TEST, "t1", "passed", "visible"),
+            (done.id, OutcomeKind.TEST, "t2", "failed", "hidden"),
+            (done.id, OutcomeKind.FINDING, "no-scaling", "", None),
+            (done.id, OutcomeKind.PROPERTY, "causal", "failed", None),
+        ]
     finally:
         database.close()

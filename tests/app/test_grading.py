@@ -22,7 +22,14 @@ from sqlalchemy import select, update
 from app.db import Database
 from app.grading import GradingContext, grade_submission
 from app.leases import Leases
-from app.models import Submission, SubmissionStatus, WebhookDelivery, utcnow
+from app.models import (
+    OutcomeKind,
+    ReportOutcome,
+    Submission,
+    SubmissionStatus,
+    WebhookDelivery,
+    utcnow,
+)
 from app.settings import AppSettings
 from app.webhooks import record_delivery
 from grader.report import Report
@@ -55,6 +62,27 @@ def test_a_queued_submission_is_graded_and_done(context: GradingContext) -> None
     assert row.report is not None and row.report["status"] == "passed"
     assert row.started_at is not None and row.finished_at is not None
     assert done == [(submission_id, False)]  # no callback_url: nothing for the outbox
+
+
+def test_a_report_is_stored_with_its_figures_and_a_row_per_line(context: GradingContext) -> None:
+    submission_id = store_submission(context.database)
+    grade_submission(submission_id, context)
+    row = load_submission(context.database, submission_id)
+    report = Report.model_validate(row.report)
+    assert (row.report_status, row.score, row.max_score) == (
+        report.status.value,
+        report.score,
+        report.max_score,
+    )
+    assert row.charged is False  # a pass uses up no attempt
+    with context.database.session() as session:
+        tests = session.scalars(
+            select(ReportOutcome.name).where(
+                ReportOutcome.submission_id == submission_id,
+                ReportOutcome.kind == OutcomeKind.TEST,
+            )
+        ).all()
+    assert sorted(tests) == sorted(test.name for test in report.tests) and tests
 
 
 def test_a_report_holding_text_postgresql_refuses_is_stored_once(
