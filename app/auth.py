@@ -1,9 +1,11 @@
-"""Who calls the API: an API key (app.api_keys) or a student link's token (app.student_links),
-sent as a bearer token or `X-API-Key`, or anyone on loopback when the service runs open. Every
-/v1 route depends on `authenticate`."""
+"""Who calls the API: an API key (app.api_keys), a student link's token (app.student_links) or
+the token of an LMS launch as the course's staff (app.lti.staff_sessions), sent as a bearer
+token or `X-API-Key`; or anyone on loopback when the service runs open. Every /v1 route depends
+on `authenticate`."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -15,6 +17,7 @@ from app import student_links
 from app.api_keys import find_key
 from app.api_process import ApiProcess
 from app.deps import ApiDep
+from app.lti.staff_sessions import StaffSession, is_staff_token
 from app.models import DEFAULT_COURSE_ID, Role
 from app.problems import Unauthorized
 from app.signed_tokens import ExpiredToken, InvalidToken
@@ -56,6 +59,8 @@ async def authenticate(
     # Async, and to the thread pool only for the database: one hop fewer on every request.
     if student_links.is_link_token(key):
         return await run_in_threadpool(_linked_student, api, key)
+    if is_staff_token(key):
+        return _launched_staff(api, key)
     return await run_in_threadpool(_api_key_holder, api, key)
 
 
@@ -80,6 +85,22 @@ def _linked_student(api: ApiProcess, token: str) -> Principal:
             "this student link is not valid, or was revoked: ask your instructor for a new one"
         ) from None
     return student_principal(student.course_id, student.student_id, f"link:{student.link_id}")
+
+
+def _launched_staff(api: ApiProcess, token: str) -> Principal:
+    """An instructor or TA launched from the course's LMS: the course's instructor, nobody's
+    student. Its scope (rate limits, idempotency keys) is the launched person."""
+    try:
+        staff = StaffSession.verify(api.settings, token)
+    except ExpiredToken:
+        raise Unauthorized(
+            "this session has expired: open the dashboard from your course again"
+        ) from None
+    except InvalidToken as error:
+        raise Unauthorized(f"this session token is not valid ({error}); launch again") from None
+    person = hashlib.sha256(staff.user_id.encode()).hexdigest()[:24]
+    scope = f"lti-staff:{staff.platform_id}:{person}"
+    return Principal(None, staff.course_id, Role.INSTRUCTOR, scope=scope)
 
 
 def student_principal(course_id: int, student_id: str, scope: str) -> Principal:

@@ -2,8 +2,8 @@
 from AUTOGRADER_SECRET per purpose, so any replica checks them and a token of one purpose is
 never taken for another.
 
-The purposes: `lti:session` and `lti:deep-link` (app.lti.sessions), `student-link`
-(app.student_links).
+The purposes: `lti:session` and `lti:deep-link` (app.lti.sessions), `lti:staff`
+(app.lti.staff_sessions), `student-link` (app.student_links).
 """
 
 from __future__ import annotations

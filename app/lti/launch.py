@@ -7,8 +7,11 @@
             its cookie, signature against the platform's JWKS, registration, deployment,
             message) plus the nonce consumed once (app.lti.adapters.LoginStore) and the claims
             it leaves unchecked (app.lti.claims); then
-              - a resource-link launch: the launch is stored and the browser goes to the
-                exercise page with a signed session token (app.lti.sessions.LaunchSession)
+              - a resource-link launch of a student: the launch is stored and the browser
+                goes to the exercise page with a signed session token
+                (app.lti.sessions.LaunchSession)
+              - a resource-link launch of an Instructor or TA (app.lti.roles): the course
+                dashboard, with a staff session token (app.lti.staff_sessions)
               - a deep-linking request: the exercise picker (app.lti.deep_linking)
 
 Everything here blocks (database, the platform's key fetch): routes call it in a worker thread.
@@ -21,14 +24,14 @@ import math
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.oidc_login import OIDCLogin
 
 from app.api_process import ApiProcess
-from app.lti import claims, deep_linking
+from app.lti import claims, deep_linking, roles
 from app.lti.adapters import (
     CookieJar,
     CookieToSet,
@@ -41,8 +44,9 @@ from app.lti.models import LtiLaunch, LtiLogin, LtiPlatform
 from app.lti.pages import LaunchRefused
 from app.lti.registrations import DatabaseToolConf, find_platform
 from app.lti.sessions import LaunchSession
+from app.lti.staff_sessions import StaffSession
 from app.lti.tool_key import tool_key
-from app.models import LTI_STUDENTS
+from app.models import LTI_STUDENTS, Course
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
@@ -165,6 +169,8 @@ def launch(
         return deep_linking.picker(api, platform, body)
     if not message.is_resource_launch():
         raise LaunchRefused("Launch refused", "this tool answers resource links and deep linking")
+    if roles.is_staff(body):
+        return Redirect(_open_dashboard(api, platform, body))
     return Redirect(_start_exercise(api, platform, body))
 
 
@@ -193,9 +199,14 @@ def student_id(platform: LtiPlatform, sub: str) -> str:
     return f"{LTI_STUDENTS}{platform.id}:{sub}"
 
 
-def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> str:
+def _linked_exercise(body: dict[str, Any]) -> str:
+    """The exercise the resource link names (its custom parameter), or ""."""
     custom = body.get(CUSTOM_CLAIM) or {}
-    slug = str(custom.get("exercise", "")) if isinstance(custom, dict) else ""
+    return str(custom.get("exercise", "")) if isinstance(custom, dict) else ""
+
+
+def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> str:
+    slug = _linked_exercise(body)
     try:
         api.catalog.get(slug)
     except UnknownExerciseError:
@@ -223,3 +234,17 @@ def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]
     token = who.sign(api.settings)
     # In the fragment: browsers never send it to a server (no Referer, no access logs).
     return f"/exercises/{slug}#{urlencode({'lti_session': token})}"
+
+
+def _open_dashboard(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> str:
+    """The course dashboard for the platform's course, opened at the link's exercise (when it
+    names one), with the staff session in the fragment like a student's."""
+    staff = StaffSession(platform.id, claims.user_id(body), platform.course_id)
+    with api.database.session() as session:
+        course = session.get(Course, platform.course_id)
+        assert course is not None  # a platform's course is deleted with it
+        slug = course.slug
+    exercise = _linked_exercise(body)
+    query = f"?{urlencode({'exercise': exercise})}" if exercise else ""
+    fragment = urlencode({"staff_session": staff.sign(api.settings)})
+    return f"/courses/{quote(slug)}/dashboard{query}#{fragment}"

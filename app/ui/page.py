@@ -23,15 +23,27 @@ ASSETS_URL = "/ui/assets"
 BUILD_HINT = "make install (or: cd web && npm ci && npm run build)"
 
 
+_BUNDLE = ("page.js", "catalog.js", "page.css", "dashboard.js", "dashboard.css")
+
+
 def assets_built() -> bool:
-    return all((DIST / name).is_file() for name in ("page.js", "catalog.js", "page.css"))
+    return all((DIST / name).is_file() for name in _BUNDLE)
 
 
-def _document(title: str, body: str, *, built: bool, script: str | None) -> str:
-    """The page around `body`, with the bundle's stylesheet and `script` once built."""
+def document(
+    title: str,
+    body: str,
+    *,
+    built: bool,
+    script: str | None,
+    stylesheets: tuple[str, ...] = ("page.css",),
+) -> str:
+    """The page around `body`, with the bundle's `stylesheets` and `script` once built."""
     head_assets = ""
     if built:
-        head_assets = f'<link rel="stylesheet" href="{ASSETS_URL}/page.css">'
+        head_assets = "".join(
+            f'<link rel="stylesheet" href="{ASSETS_URL}/{name}">' for name in stylesheets
+        )
         if script is not None:
             head_assets += f'<script type="module" src="{ASSETS_URL}/{script}"></script>'
     return f"""<!doctype html>
@@ -62,7 +74,7 @@ def exercise_page(exercise: Exercise, *, keys_required: bool) -> str:
     """`keys_required`: a student needs a link or a launch to submit (the page then says how)."""
     spec = exercise.spec
     built = assets_built()
-    data = _script_json(
+    data = script_json(
         {
             "slug": spec.slug,
             "starter": exercise.starter,
@@ -103,15 +115,15 @@ does on the {len(spec.tests)} tests ({spec.max_score:g} points).</p></div>
 </section>
 </main>
 <script type="application/json" id="exercise-data">{data}</script>"""
-    return _document(spec.title, body, built=built, script="page.js")
+    return document(spec.title, body, built=built, script="page.js")
 
 
-def _script_json(data: object) -> str:
+def script_json(data: object) -> str:
     """JSON for a script element: no `</script>` in it can close the element."""
     return json.dumps(data).replace("<", "\\u003c")
 
 
-def _article_page(title: str, article: str, *, script: str | None = None, data: str = "") -> str:
+def article_page(title: str, article: str, *, script: str | None = None, data: str = "") -> str:
     """A one-column page: the title, `article`'s HTML under it, then `data`."""
     body = f"""<main class="layout single">
 <article class="statement">
@@ -120,7 +132,7 @@ def _article_page(title: str, article: str, *, script: str | None = None, data: 
 </article>
 </main>
 {data}"""
-    return _document(title, body, built=assets_built(), script=script)
+    return document(title, body, built=assets_built(), script=script)
 
 
 def catalog_page(exercises: Iterable[Exercise], *, keys_required: bool) -> str:
@@ -135,9 +147,9 @@ def catalog_page(exercises: Iterable[Exercise], *, keys_required: bool) -> str:
 <ul class="catalog">
 {items}
 </ul>"""
-    data = _script_json({"keysRequired": keys_required})
+    data = script_json({"keysRequired": keys_required})
     script_data = f'<script type="application/json" id="catalog-data">{data}</script>'
-    return _article_page("Exercises", article, script="catalog.js", data=script_data)
+    return article_page("Exercises", article, script="catalog.js", data=script_data)
 
 
 def unavailable_page(slug: str, problems: list[str]) -> str:
@@ -147,10 +159,10 @@ instructor can fix it (nothing is wrong with your work):</p>
 <ul>
 {items}
 </ul>"""
-    return _article_page("Exercise unavailable", article)
+    return article_page("Exercise unavailable", article)
 
 
 def not_found_page(slug: str) -> str:
     article = f"""<p>There is no exercise called <code>{escape(slug)}</code>. Check the link you
 followed, or ask your instructor for the right one.</p>"""
-    return _article_page("No such exercise", article)
+    return article_page("No such exercise", article)

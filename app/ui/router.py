@@ -1,5 +1,6 @@
 """/exercises/{slug}: the page where a student reads an exercise, writes and submits a solution;
-/exercises: the list of exercises, where a student link without an exercise lands.
+/exercises: the list of exercises, where a student link without an exercise lands;
+/courses/{course}/dashboard: the course dashboard of its staff.
 
 Public like the statement it shows; the API calls the page makes go through /v1 and its auth.
 An LMS frames the page: who may is app.security_headers' `frame-ancestors`, for every response.
@@ -13,8 +14,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 from starlette.types import Scope
 
+from app.courses import COURSE_PATTERN
 from app.deps import CatalogDep, SettingsDep
-from app.ui import page
+from app.ui import dashboard, page
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 router = APIRouter(tags=["ui"], include_in_schema=False)
@@ -34,6 +36,15 @@ def exercise_page(slug: str, catalog: CatalogDep, settings: SettingsDep) -> HTML
     except ExerciseDefinitionError as error:
         return HTMLResponse(page.unavailable_page(slug, error.lines()), status_code=503)
     return HTMLResponse(page.exercise_page(exercise, keys_required=settings.api_keys_required()))
+
+
+@router.get("/courses/{course}/dashboard", response_class=HTMLResponse)
+def dashboard_page(course: str, settings: SettingsDep) -> HTMLResponse:
+    """Public like the exercise page: the figures come from the staff API, the shell has none."""
+    if not COURSE_PATTERN.fullmatch(course):
+        return HTMLResponse(dashboard.not_found_page(course), status_code=404)
+    keys_required = settings.api_keys_required()
+    return HTMLResponse(dashboard.dashboard_page(course, keys_required=keys_required))
 
 
 class _Bundle(StaticFiles):

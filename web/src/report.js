@@ -1,13 +1,7 @@
 // The report, rendered for people: the verdict, the diagnosis in words, a row per test (hidden
 // tests as pass/fail only), and for a wrong output the expected and actual values side by side.
 // Built with DOM nodes, never innerHTML: messages and printed output are the student's text.
-
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
-  node.append(...children.filter((child) => child !== null && child !== undefined));
-  return node;
-}
+import { h } from "./dom.js";
 
 const VERDICTS = {
   passed: "All tests passed",
@@ -34,7 +28,7 @@ function number(x) {
   return String(Number.parseFloat(x.toPrecision(6)));
 }
 
-function points(score, max) {
+export function points(score, max) {
   return `${number(score)} / ${number(max)}`;
 }
 

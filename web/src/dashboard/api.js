@@ -1,0 +1,103 @@
+// Every call the dashboard makes to the staff API, one per view, and who it works as:
+// - after an LMS launch as Instructor or TA, the page was opened as
+//   /courses/<course>/dashboard#staff_session=<token>: it works as the course's staff;
+// - with an API key of the course, typed into the sign-in form;
+// - otherwise as whoever the service lets in without a credential (it runs open on loopback).
+// Either credential is this tab's (sessionStorage): it never outlives the tab, nor leaks to
+// another one.
+
+const KEY = "autograder:staff-credential";
+
+function fromFragment() {
+  const fragment = new URLSearchParams(window.location.hash.slice(1));
+  const token = fragment.get("staff_session");
+  if (!token) return null;
+  // The token leaves the address bar at once (bookmarks, history, shared screens).
+  const { pathname, search } = window.location;
+  window.history.replaceState(window.history.state, "", pathname + search);
+  return token;
+}
+
+let memory = null; // when the browser refuses storage (a framed page): good until the page is left
+
+function remember(credential) {
+  memory = credential;
+  try {
+    if (credential) window.sessionStorage.setItem(KEY, credential);
+    else window.sessionStorage.removeItem(KEY);
+  } catch {
+    // storage refused: the memory copy serves
+  }
+}
+
+function credential() {
+  try {
+    return window.sessionStorage.getItem(KEY) ?? memory;
+  } catch {
+    return memory;
+  }
+}
+
+const launched = fromFragment();
+if (launched) remember(launched);
+
+// True when the tab holds a credential; `launchedAsStaff`: it came from an LMS launch.
+export const hasCredential = () => Boolean(credential());
+export const launchedAsStaff = () => (credential() || "").startsWith("agi_");
+export const signIn = (key) => remember(key.trim());
+export const signOut = () => remember(null);
+
+// What the service refused, with whether signing in (again) is the way out.
+export class CallRefused extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+    this.needsSignIn = status === 401 || status === 404;
+  }
+}
+
+async function send(path, options = {}) {
+  const token = credential();
+  const response = await fetch(path, {
+    ...options,
+    headers: {
+      Accept: "application/json",
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...options.headers,
+    },
+  });
+  if (!response.ok) {
+    // The service answers errors as RFC 9457 problem documents.
+    const body = await response.json().catch(() => null);
+    const detail = body?.detail || body?.title || response.statusText;
+    throw new CallRefused(`${detail} (HTTP ${response.status})`, response.status);
+  }
+  return response;
+}
+
+const json = async (path, options) => (await send(path, options)).json();
+
+function withBody(method, body) {
+  return { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+}
+
+// The calls of one course, each path built from encoded parts.
+export function courseApi(course) {
+  const base = `/v1/courses/${encodeURIComponent(course)}`;
+  const exercise = (slug) => `${base}/exercises/${encodeURIComponent(slug)}`;
+  return {
+    exercises: () => json(`${base}/exercises`),
+    stats: (slug) => json(`${exercise(slug)}/stats`),
+    students: () => json(`${base}/students`),
+    student: (id) => json(`${base}/students/${encodeURIComponent(id)}`),
+    submission: (id) => json(`/v1/submissions/${encodeURIComponent(id)}`),
+    policy: (slug) => json(`${exercise(slug)}/policy`),
+    savePolicy: (slug, policy) => json(`${exercise(slug)}/policy`, withBody("PUT", policy)),
+    startRegrade: (slug, studentId) =>
+      json(`${exercise(slug)}/regrades`, withBody("POST", studentId ? { student_id: studentId } : {})),
+    regrades: (slug) => json(`${base}/regrades?${new URLSearchParams({ exercise: slug })}`),
+    regrade: (id) => json(`${base}/regrades/${encodeURIComponent(id)}`),
+    gradebook: () => send(`${base}/gradebook.csv`, { headers: { Accept: "text/csv" } }),
+    exportZip: (slug) => send(`${exercise(slug)}/export.zip`, { headers: { Accept: "application/zip" } }),
+  };
+}

@@ -1,0 +1,42 @@
+// The course at a glance (GET .../exercises): one row per exercise of the catalog, each opening
+// that exercise's figures.
+import { h } from "../dom.js";
+import { count, percent } from "./format.js";
+
+export async function renderCourse(container, api, onOpen) {
+  const { exercises } = await api.exercises();
+  const rows = exercises.map((one) => {
+    const open = h("a", { href: `?${new URLSearchParams({ view: "exercises", exercise: one.exercise })}` }, one.title);
+    open.addEventListener("click", (event) => {
+      event.preventDefault();
+      onOpen(one.exercise);
+    });
+    const passed = one.students ? one.passed_students / one.students : null;
+    return h(
+      "tr",
+      { "data-exercise": one.exercise },
+      h("th", { scope: "row" }, open, h("span", { class: "tag" }, one.exercise)),
+      h("td", { class: "num", "data-label": "Submissions" }, count(one.submissions)),
+      h("td", { class: "num", "data-label": "Students" }, count(one.students)),
+      h("td", { class: "num", "data-label": "Passed" }, `${count(one.passed_students)} (${percent(passed)})`),
+      h("td", { class: "num", "data-label": "Mean score" }, percent(one.mean_score)),
+      h("td", { class: "num", "data-label": "Outdated" }, count(one.outdated_submissions)),
+    );
+  });
+  const columns = ["Exercise", "Submissions", "Students", "Passed", "Mean score", "Outdated"];
+  container.replaceChildren(
+    h("h2", {}, "Exercises"),
+    h(
+      "div",
+      { class: "table-scroll" },
+      h(
+        "table",
+        { class: "data overview", id: "exercises" },
+        h("caption", {}, "Every exercise of the course: open one for its figures"),
+        h("thead", {}, h("tr", {}, columns.map((name) => h("th", { scope: "col" }, name)))),
+        h("tbody", {}, rows),
+      ),
+    ),
+  );
+  return exercises;
+}

@@ -1,0 +1,96 @@
+// Every student of the course (GET .../students, one call for all of them), in pages of
+// PAGE_SIZE rows filtered and paged in the browser: a thousand students never make a thousand
+// requests, nor a thousand rows in the page at once.
+import { h } from "../dom.js";
+import { count, percent } from "./format.js";
+
+const PAGE_SIZE = 25;
+
+function cell(entry) {
+  if (!entry || !entry.attempts) return h("td", { class: "num muted" }, "–");
+  const share = entry.max_score ? entry.best / entry.max_score : null;
+  const text = `${percent(share)}${entry.passed ? " ✓" : ""}`;
+  const label = `best ${percent(share)}, latest ${percent(entry.max_score ? entry.latest / entry.max_score : null)}, ${entry.attempts} attempts${entry.passed ? ", passed" : ""}`;
+  return h("td", { class: `num ${entry.passed ? "passed" : ""}`, title: label }, h("span", { "aria-hidden": "true" }, text), h("span", { class: "visually-hidden" }, label));
+}
+
+function summary(student, slugs) {
+  const entries = slugs.map((slug) => student.exercises[slug]).filter(Boolean);
+  return {
+    passed: entries.filter((entry) => entry.passed).length,
+    attempts: entries.reduce((sum, entry) => sum + entry.attempts, 0),
+  };
+}
+
+export async function renderStudents(container, api, onOpen) {
+  const data = await api.students();
+  const slugs = data.exercises;
+  const all = [...data.students].sort((a, b) => a.student_id.localeCompare(b.student_id));
+  let page = 0;
+  let shown = all;
+
+  const filter = h("input", { id: "student-filter", type: "search", autocomplete: "off", spellcheck: "false" });
+  const body = h("tbody");
+  const position = h("p", { id: "students-page", class: "facts", role: "status" });
+  const previous = h("button", { type: "button", id: "previous-page" }, "Previous");
+  const next = h("button", { type: "button", id: "next-page" }, "Next");
+
+  function row(student) {
+    const { passed, attempts } = summary(student, slugs);
+    const open = h("button", { type: "button", class: "link" }, student.student_id);
+    open.addEventListener("click", () => onOpen(student.student_id));
+    return h(
+      "tr",
+      { "data-student": student.student_id },
+      h("th", { scope: "row" }, open),
+      h("td", { class: "num" }, `${passed} of ${slugs.length}`),
+      h("td", { class: "num" }, count(attempts)),
+      slugs.map((slug) => cell(student.exercises[slug])),
+    );
+  }
+
+  function draw() {
+    const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
+    page = Math.min(page, pages - 1);
+    body.replaceChildren(...shown.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map(row));
+    position.textContent = `${count(shown.length)} students · page ${page + 1} of ${pages}`;
+    previous.disabled = page === 0;
+    next.disabled = page >= pages - 1;
+  }
+
+  filter.addEventListener("input", () => {
+    const needle = filter.value.trim().toLowerCase();
+    shown = needle ? all.filter((student) => student.student_id.toLowerCase().includes(needle)) : all;
+    page = 0;
+    draw();
+  });
+  previous.addEventListener("click", () => {
+    page -= 1;
+    draw();
+  });
+  next.addEventListener("click", () => {
+    page += 1;
+    draw();
+  });
+
+  const columns = ["Student", "Passed", "Attempts", ...slugs];
+  container.replaceChildren(
+    h("h2", {}, "Students"),
+    h("p", { class: "toolbar" }, h("label", { for: "student-filter" }, "Find a student"), filter),
+    h("p", { class: "facts" }, "Per exercise: the best score as a share of the maximum, ✓ once passed; hover or focus a cell for the latest score and the attempts."),
+    h(
+      "div",
+      { class: "table-scroll" },
+      h(
+        "table",
+        { class: "data students", id: "students" },
+        h("caption", {}, "Students of the course, by id"),
+        h("thead", {}, h("tr", {}, columns.map((name) => h("th", { scope: "col" }, name)))),
+        body,
+      ),
+    ),
+    h("div", { class: "pager" }, previous, position, next),
+  );
+  draw();
+  return data;
+}
