@@ -21,12 +21,13 @@ def _not_built_notice() -> str:
     )
 
 
-def _sign_in_form() -> str:
+def _sign_in_form(course: str) -> str:
     """Where a person without an LMS launch gives a key of the course (kept in this tab only)."""
-    return """<form id="sign-in" class="sign-in" hidden>
+    command = f"autograder keys create --course {course} --role instructor"
+    return f"""<form id="sign-in" class="sign-in" hidden>
 <p><strong>Sign in to see the course.</strong> Open the dashboard from your course's page in
 your learning platform (as its instructor or a teaching assistant), or give an API key of this
-course (<code>autograder keys create --role instructor</code>).</p>
+course (<code>{escape(command)}</code>).</p>
 <p><label for="api-key">API key</label>
 <input id="api-key" name="api-key" type="password" autocomplete="off" spellcheck="false" required>
 <button type="submit" class="primary">Open the dashboard</button></p>
@@ -50,7 +51,7 @@ def dashboard_page(course: str, *, keys_required: bool) -> str:
 <p id="who" class="who" hidden></p>
 <p id="dash-status" class="status" role="status"></p>
 </header>
-{_sign_in_form()}
+{_sign_in_form(course)}
 <main id="view" class="dash-view" tabindex="-1" aria-live="polite" aria-busy="true">
 <p class="placeholder">Loading the course's figures…</p>
 </main>

@@ -87,10 +87,12 @@ function figure(id, title, summary, canvasHeight, table, config) {
 
 const BASE = { animation: false, maintainAspectRatio: false, responsive: true };
 
-// Bars, one series: `format` writes each value on its bar and in the table.
+// Bars, one series: `format` writes each value on its bar and in the table; `max` 1 makes the
+// values shares, written as percents on the axis.
 export function barChart({ id, title, summary, labels, values, format, axis, horizontal = false, max }) {
   const height = horizontal ? Math.max(120, 34 * labels.length + 40) : 260;
-  const valueScale = { beginAtZero: true, max, title: { display: true, text: axis }, grace: "12%" };
+  const ticks = max === 1 ? { format: { style: "percent" } } : { precision: 0 };
+  const valueScale = { beginAtZero: true, max, ticks, title: { display: true, text: axis }, grace: "12%" };
   return figure(
     id,
     title,

@@ -146,7 +146,7 @@ export async function renderExercise(container, api, slug, onChanged) {
       h("section", { class: "panel" }, h("h3", {}, "Export"), h("p", { class: "facts" }, "Every submission's code and report, for your own review."), exportButton(api, slug)),
       policyForm(api, slug, onChanged),
     ),
-    h("div", { class: "figures" }, histogram(stats), testPassRates(stats), misconceptions(stats), attemptsToPass(stats), properties(stats), timeline(stats)),
+    h("div", { class: "figures" }, histogram(stats), attemptsToPass(stats), testPassRates(stats), misconceptions(stats), properties(stats), timeline(stats)),
   );
   return stats;
 }

@@ -4,8 +4,8 @@ import { h } from "../dom.js";
 
 const HOUR_S = 3600;
 
-function field(label, input, hint) {
-  return h("p", {}, h("label", { for: input.id }, label), input, hint ? h("span", { class: "facts" }, hint) : null);
+function field(label, input) {
+  return h("p", {}, h("label", { for: input.id }, label), input);
 }
 
 export function policyForm(api, slug, onSaved) {
@@ -18,9 +18,8 @@ export function policyForm(api, slug, onSaved) {
     "form",
     { class: "panel", id: "policy", "aria-labelledby": "policy-heading" },
     h("h3", { id: "policy-heading" }, "Policy"),
-    field("Gradebook takes", gradebook),
-    field("Attempts", attempts, "empty: no budget"),
-    field("per hours", hours),
+    h("div", { class: "fields" }, field("Gradebook takes", gradebook), field("Attempts", attempts), field("per hours", hours)),
+    h("p", { class: "facts" }, "Leave the attempts and hours empty for no budget."),
     save,
     line,
   );

@@ -1,49 +1,54 @@
 // One student (GET .../students/<id>): the best and latest score per exercise and the attempts,
-// then every submission, newest first; opening one shows its code, read-only and highlighted,
-// with its report beside it (GET /v1/submissions/<id>, which shows staff the code).
+// then every submission, newest first (filtered by exercise); opening one shows its code,
+// read-only and highlighted, with its report beside it (GET /v1/submissions/<id>, which shows
+// staff the code).
 import { h } from "../dom.js";
 import { createViewer } from "../editor.js";
 import { renderMessage, renderReport } from "../report.js";
 import { count, score, when } from "./format.js";
 
-function exercisesTable(student) {
-  const columns = ["Exercise", "Best", "Latest", "Gradebook takes", "Attempts", "Passed"];
+function table(id, caption, columns, rows) {
   return h(
     "table",
-    { class: "data", id: "student-exercises" },
-    h("caption", {}, "Scores per exercise"),
+    { class: "data", id },
+    h("caption", {}, caption),
     h("thead", {}, h("tr", {}, columns.map((name) => h("th", { scope: "col" }, name)))),
+    h("tbody", {}, rows),
+  );
+}
+
+function exercisesTable(student) {
+  const rows = student.exercises.map((one) =>
     h(
-      "tbody",
-      {},
-      student.exercises.map((one) =>
-        h(
-          "tr",
-          { "data-exercise": one.exercise },
-          h("th", { scope: "row" }, one.title),
-          h("td", { class: "num" }, score(one.best, one.max_score)),
-          h("td", { class: "num" }, score(one.latest, one.max_score)),
-          h("td", {}, one.gradebook),
-          h("td", { class: "num" }, count(one.attempts)),
-          h("td", {}, one.passed ? "yes" : "no"),
-        ),
-      ),
+      "tr",
+      { "data-exercise": one.exercise },
+      h("th", { scope: "row" }, one.title),
+      h("td", { class: "num" }, score(one.best, one.max_score)),
+      h("td", { class: "num" }, score(one.latest, one.max_score)),
+      h("td", {}, one.gradebook),
+      h("td", { class: "num" }, count(one.attempts)),
+      h("td", { class: one.passed ? "passed" : "" }, one.passed ? "yes" : "no"),
     ),
   );
+  return table("student-exercises", "Scores per exercise", ["Exercise", "Best", "Latest", "Gradebook takes", "Attempts", "Passed"], rows);
+}
+
+function verdict(summary) {
+  return summary.status === "done" ? `${summary.result}, ${score(summary.score, summary.max_score)}` : summary.status;
 }
 
 export async function renderStudent(container, api, studentId) {
   const student = await api.student(studentId);
   const code = h("div", { id: "submission-code", class: "editor viewer" });
   const report = h("div", { id: "submission-report", tabindex: "-1" });
-  const heading = h("h3", { id: "submission-heading" }, "Choose a submission");
+  const heading = h("h3", { id: "submission-heading" }, "Choose a submission above");
   let viewer = null;
   renderMessage(report, "Its report appears here.");
 
-  async function open(summary, button) {
-    for (const other of list.querySelectorAll("[aria-current]")) other.removeAttribute("aria-current");
-    button.setAttribute("aria-current", "true");
-    heading.textContent = `${summary.exercise}, ${when(summary.created_at)}`;
+  async function open(summary, row) {
+    for (const other of rows) other.removeAttribute("aria-current");
+    row.setAttribute("aria-current", "true");
+    heading.textContent = `${summary.exercise}, ${when(summary.created_at)}: ${verdict(summary)}`;
     try {
       const submission = await api.submission(summary.id);
       viewer?.destroy();
@@ -55,26 +60,32 @@ export async function renderStudent(container, api, studentId) {
     }
   }
 
-  const list = h(
-    "ol",
-    { class: "history-list submissions", id: "student-submissions" },
-    student.submissions.map((summary) => {
-      const verdict = summary.status === "done" ? `${summary.result}, ${score(summary.score, summary.max_score)}` : summary.status;
-      const button = h("button", { type: "button", class: "link" }, `${summary.exercise} · ${when(summary.created_at)}: ${verdict}`);
-      button.addEventListener("click", () => open(summary, button));
-      return h("li", { class: summary.result === "passed" ? "passed" : "failed" }, button);
-    }),
-  );
+  const rows = student.submissions.map((summary) => {
+    const button = h("button", { type: "button", class: "link" }, when(summary.created_at));
+    const row = h(
+      "tr",
+      { "data-exercise": summary.exercise, "data-submission": summary.id },
+      h("td", {}, button),
+      h("td", {}, summary.exercise),
+      h("td", { class: summary.result === "passed" ? "passed" : "" }, verdict(summary)),
+    );
+    button.addEventListener("click", () => open(summary, row));
+    return row;
+  });
+
+  const exercises = [...new Set(student.submissions.map((summary) => summary.exercise))].sort();
+  const filter = h("select", { id: "submission-filter" }, h("option", { value: "" }, "every exercise"), exercises.map((slug) => h("option", { value: slug }, slug)));
+  filter.addEventListener("change", () => {
+    for (const row of rows) row.hidden = Boolean(filter.value) && row.dataset.exercise !== filter.value;
+  });
 
   container.replaceChildren(
     h("h2", {}, "Student ", h("code", {}, student.student_id)),
     exercisesTable(student),
-    h(
-      "div",
-      { class: "student-work" },
-      h("section", { class: "submissions-column", "aria-labelledby": "submissions-heading" }, h("h3", { id: "submissions-heading" }, `Submissions (${count(student.submissions.length)}), newest first`), list),
-      h("section", { class: "submission", "aria-labelledby": "submission-heading" }, heading, h("div", { class: "code-and-report" }, code, h("div", { class: "report" }, report))),
-    ),
+    h("h3", { id: "submissions-heading" }, `Submissions (${count(student.submissions.length)}), newest first`),
+    h("p", { class: "toolbar" }, h("label", { for: "submission-filter" }, "Show"), filter),
+    h("div", { class: "submissions-box" }, table("student-submissions", "Open one for its code and report", ["Submitted", "Exercise", "Result"], rows)),
+    h("section", { class: "submission", "aria-labelledby": "submission-heading" }, heading, h("div", { class: "code-and-report" }, code, h("div", { class: "report" }, report))),
   );
   return student;
 }

@@ -6,6 +6,18 @@ import { count, percent } from "./format.js";
 
 const PAGE_SIZE = 25;
 
+// Column headings short enough for a tablet: each slug's initials (multi-headed-self-attention:
+// MHSA), numbered where two would be alike, spelled out in the legend and the abbreviation.
+function abbreviations(slugs) {
+  const seen = new Map();
+  return slugs.map((slug) => {
+    const initials = slug.split("-").map((word) => word[0].toUpperCase()).join("");
+    const n = (seen.get(initials) || 0) + 1;
+    seen.set(initials, n);
+    return n === 1 ? initials : `${initials}${n}`;
+  });
+}
+
 function cell(entry) {
   if (!entry || !entry.attempts) return h("td", { class: "num muted" }, "–");
   const share = entry.max_score ? entry.best / entry.max_score : null;
@@ -73,11 +85,14 @@ export async function renderStudents(container, api, onOpen) {
     draw();
   });
 
-  const columns = ["Student", "Passed", "Attempts", ...slugs];
+  const short = abbreviations(slugs);
+  const heading = (slug, i) => h("abbr", { title: slug }, short[i]);
+  const columns = ["Student", "Passed", "Attempts", ...slugs.map(heading)];
   container.replaceChildren(
     h("h2", {}, "Students"),
     h("p", { class: "toolbar" }, h("label", { for: "student-filter" }, "Find a student"), filter),
-    h("p", { class: "facts" }, "Per exercise: the best score as a share of the maximum, ✓ once passed; hover or focus a cell for the latest score and the attempts."),
+    h("p", { class: "facts" }, "Per exercise: the best score as a share of the maximum, ✓ once passed; a cell's tooltip has the latest score and the attempts. Open a student for their code."),
+    h("ul", { class: "legend", "aria-label": "Exercises" }, slugs.map((slug, i) => h("li", {}, heading(slug, i), ` ${slug}`))),
     h(
       "div",
       { class: "table-scroll" },
