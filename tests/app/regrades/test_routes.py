@@ -10,10 +10,14 @@ from typing import Any
 import pytest
 from app_support import CORRECT, SEED, ClientFactory, FakeSandbox, SettingsFactory, wait_until
 from fastapi.testclient import TestClient
+from regrade_support import graded_earlier
 
 from app import student_links
 from app.api_keys import create_key
-from app.models import Role
+from app.db import Database
+from app.models import DEFAULT_COURSE_ID, Regrade, RegradeStatus, Role, utcnow
+from app.regrades import service
+from grader.runner import Grader
 
 REGRADES = f"/v1/courses/ml-101/exercises/{SEED}/regrades"
 
@@ -59,8 +63,10 @@ def submitted(client: TestClient, headers: dict[str, str], n: int, student_id: s
     return submission_id
 
 
-def regrade(client: TestClient, headers: dict[str, str], regrade_id: str) -> dict[str, Any]:
-    response = client.get(f"/v1/courses/ml-101/regrades/{regrade_id}", headers=headers)
+def regrade(
+    client: TestClient, headers: dict[str, str], regrade_id: str, course: str = "ml-101"
+) -> dict[str, Any]:
+    response = client.get(f"/v1/courses/{course}/regrades/{regrade_id}", headers=headers)
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
@@ -176,3 +182,23 @@ def test_the_staff_of_one_course_find_nothing_of_another(
         assert response.json()["type"] == f"urn:autograder:problem:{kind}"
     listing = client.get("/v1/courses/ml-101/regrades", headers=staff).json()
     assert listing == {"regrades": []}
+
+
+def test_the_embedded_service_resumes_the_regrade_its_last_run_held_at_once(
+    make_client: ClientFactory, make_settings: SettingsFactory, database_url: str, grader: Grader
+) -> None:
+    database = Database.from_url(database_url)
+    database.migrate()
+    graded_earlier(database, CORRECT, grader.grade(SEED, CORRECT))
+    with database.session() as session:
+        regrade_id = service.request(session, DEFAULT_COURSE_ID, SEED, "", None, None).regrade.id
+        # The last run died holding it, its lease an hour from running out.
+        held = session.get(Regrade, regrade_id)
+        assert held is not None
+        held.status, held.lease_holder = RegradeStatus.RUNNING, "autograder-1@gone"
+        held.lease_expires_at = utcnow() + timedelta(hours=1)
+    database.close()
+
+    client = make_client(make_settings(database_url=database_url, regrade_poll_s=0.05))
+    wait_until(lambda: regrade(client, {}, regrade_id, "default")["status"] == "done")
+    assert regrade(client, {}, regrade_id, "default")["graded"] == 1

@@ -27,6 +27,7 @@ from app.db import Database
 from app.grading import GradingContext, grade_submission
 from app.models import (
     DEFAULT_COURSE_ID,
+    Regrade,
     RegradeStatus,
     ReportOutcome,
     SubmissionStatus,
@@ -182,8 +183,8 @@ def expire_lease(database: Database, regrade_id: str) -> None:
     """As time passes for a runner that stopped: its lease on the regrade runs out."""
     with database.session() as session:
         session.execute(
-            update(service.Regrade)
-            .where(service.Regrade.id == regrade_id)
+            update(Regrade)
+            .where(Regrade.id == regrade_id)
             .values(lease_expires_at=utcnow() - timedelta(seconds=1))
         )
 
