@@ -1,6 +1,6 @@
 """The regrade runner, step by step, on SQLite and PostgreSQL: what it keeps and sends, that
 students' submissions come first, and that a regrade resumes after a stopped or dead runner
-without grading anything twice. (The routes and the background loop: test_routes.py; the LMS
+without grading anything twice. (The routes and the background loop: test_regrade_routes.py; the LMS
 end to end: tests/app/lti/test_regrade_passback.py.)"""
 
 from __future__ import annotations
