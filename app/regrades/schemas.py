@@ -66,6 +66,8 @@ class RegradePublic(BaseModel):
 
 
 class RegradeList(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"regrades": [_EXAMPLE]}]})
+
     regrades: list[RegradePublic]
 
 
@@ -89,6 +91,36 @@ class PastReportPublic(BaseModel):
 
 class SubmissionHistory(BaseModel):
     """A submission's past reports, newest first; its current one is `GET /v1/submissions/{id}`."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "submission_id": "01JD8Z6Q3M9V7N4K2P5R8T1W0X",
+                    "past_reports": [
+                        {
+                            "exercise_version": "f31f15238d73",
+                            "report": {
+                                "exercise": "multi-headed-self-attention",
+                                "exercise_version": "f31f15238d73",
+                                "status": "failed",
+                                "score": 7.0,
+                                "max_score": 8.0,
+                                "tests": [],
+                                "diagnosis": [],
+                                "message": "7 of 8 tests passed (7/8 points)",
+                            },
+                            "score": 7.0,
+                            "max_score": 8.0,
+                            "graded_at": "2026-11-22T17:00:00.130Z",
+                            "replaced_at": "2026-11-24T15:00:02Z",
+                            "regrade_id": "01JDB2M4Q8W6E0R3T5Y7V9K1N2",
+                        }
+                    ],
+                }
+            ]
+        }
+    )
 
     submission_id: str
     past_reports: list[PastReportPublic]
