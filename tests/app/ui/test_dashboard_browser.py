@@ -1,0 +1,341 @@
+"""The course dashboard as its staff use it, on the real server (`autograder serve`, keys
+required) with the demo course seeded (1,000 students × every exercise × up to 20 attempts):
+Debian's Chromium, headless, driven by Playwright. Opened with a key and from an LMS launch as
+Instructor; every figure it shows is checked against the staff API's answer; a student's
+submission opens with its code beside its report; a regrade's progress is followed. The
+screenshots of docs/instructors.md land in docs/images."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+import pytest
+from app_support import ROOT, SEED
+from browser_support import open_page, skip_without_a_browser
+from platform_support import Platform, register_in, serve_platform
+from playwright.sync_api import Browser, Page, expect
+from test_server import AUTOGRADER, free_port, server
+
+from app.db import Database
+from app.lti.roles import ROLES_CLAIM
+from app.staff.demo_data import seed_course
+from grader.catalog import Catalog
+
+pytestmark = pytest.mark.slow
+skip_without_a_browser()
+
+COURSE = "ml-101"
+IMAGES = ROOT / "docs" / "images"
+LAPTOP = {"width": 1366, "height": 768}
+TABLET = {"width": 768, "height": 1024}
+
+
+@dataclass(frozen=True)
+class Served:
+    url: str
+    key: str
+    database: Database
+    api: httpx.Client  # the staff API, with the key
+
+    @property
+    def dashboard(self) -> str:
+        return f"{self.url}/courses/{COURSE}/dashboard"
+
+    def get(self, path: str) -> Any:
+        answer = self.api.get(f"/v1/courses/{COURSE}{path}")
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, catalog: Catalog) -> Iterator[Served]:
+    data_dir: Path = tmp_path_factory.mktemp("serve")
+    port = free_port()
+    env = {"AUTOGRADER_DATA_DIR": str(data_dir), "AUTOGRADER_SECRET": "integration"}
+    with server(data_dir, port, AUTOGRADER_REQUIRE_API_KEYS="true"):
+        key = subprocess.run(
+            [AUTOGRADER, "keys", "create", "--course", COURSE, "--role", "instructor"],
+            env={**env, "PATH": str(Path(AUTOGRADER).parent)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip().splitlines()[-1]
+        database = Database.from_url(f"sqlite:///{data_dir / 'autograder.db'}")
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=url, headers={"X-API-Key": key}, timeout=60) as api:
+            try:
+                seed_course(database, catalog, COURSE, students=1000, attempts=20)
+                yield Served(url, key, database, api)
+            finally:
+                database.close()
+
+
+def sign_in(page: Page, served: Served, path: str = "") -> None:
+    open_page(page, served.dashboard + path)
+    expect(page.locator("#sign-in")).to_be_visible()
+    page.locator("#api-key").fill(served.key)
+    page.locator("#sign-in button[type=submit]").click()
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+
+
+def number(n: int) -> str:
+    return f"{n:,}"
+
+
+def percent(share: float) -> str:
+    # JavaScript's Math.round: halves go up.
+    return f"{int(share * 100 + 0.5)}%"
+
+
+def check_overview(page: Page, served: Served) -> None:
+    for exercise in served.get("/exercises")["exercises"]:
+        row = page.locator(f'#exercises tr[data-exercise="{exercise["exercise"]}"]')
+        cells = row.locator("td")
+        expect(cells.nth(0)).to_have_text(number(exercise["submissions"]))
+        expect(cells.nth(1)).to_have_text(number(exercise["students"]))
+        expect(cells.nth(2)).to_contain_text(number(exercise["passed_students"]))
+        expect(cells.nth(4)).to_have_text(number(exercise["outdated_submissions"]))
+
+
+def check_exercise(page: Page, stats: dict[str, Any]) -> None:
+    figures = page.locator(".key-figures dd")
+    expect(figures.nth(0)).to_have_text(number(stats["submissions"]))
+    expect(figures.nth(1)).to_have_text(number(stats["students"]))
+    expect(figures.nth(2)).to_contain_text(number(stats["passed_students"]))
+    expect(figures.nth(4)).to_have_text(number(stats["outdated_submissions"]))
+    histogram = page.locator("#score-histogram table.data tbody td")
+    expect(histogram).to_have_text([number(b["students"]) for b in stats["score_histogram"]])
+    rates = page.locator("#test-pass-rates table.data tbody td")
+    expect(rates).to_have_text(
+        [f"{percent(t['pass_rate'])} of {number(t['submissions'])}" for t in stats["tests"]]
+    )
+    attempts = page.locator("#attempts-to-pass table.data tbody td")
+    expect(attempts).to_have_text(
+        [number(b["students"]) for b in stats["attempts_to_pass"]["histogram"]]
+    )
+    misconceptions = stats["misconceptions"]
+    failing = misconceptions["failing_students"]
+    known = sorted(misconceptions["known"], key=lambda one: -one["students"])
+    sentences = page.locator("#misconceptions .sentences li")
+    expect(sentences).to_have_count(len(known) + 1)
+    for sentence, one in zip(sentences.all()[: len(known)], known, strict=True):
+        share = f"{percent(one['students'] / failing)} of failing students"
+        expect(sentence).to_contain_text(f"{share} ({number(one['students'])} of {number(failing)})")
+        expect(sentence).to_contain_text(one["code"])
+    unrecognised = misconceptions["unrecognised"]["students"]
+    expect(sentences.last).to_contain_text(f"({number(unrecognised)} of {number(failing)})")
+    expect(sentences.last).to_contain_text("matched no known mistake")
+    properties = page.locator("#properties tbody tr")
+    expect(properties).to_have_count(len(stats["properties"]))
+
+
+def test_an_instructor_with_a_key_sees_the_figures_the_api_gives(
+    browser: Browser, served: Served
+) -> None:
+    page = browser.new_page(viewport=LAPTOP)
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(urlparse(request.url).path))
+    sign_in(page, served)
+    check_overview(page, served)
+    # The first exercise anyone tried opens below the table, drawn from one call.
+    stats = served.get(f"/exercises/{SEED}/stats")
+    expect(page.locator(".exercise-detail h2")).to_contain_text(stats["title"])
+    check_exercise(page, stats)
+    expect(page.locator("#score-histogram canvas")).to_be_visible()
+    page.screenshot(path=IMAGES / "dashboard-laptop.png", full_page=True)
+
+    # Another exercise, and back: the address names the view.
+    other = served.get("/exercises")["exercises"][1]["exercise"]
+    page.locator(f'#exercises tr[data-exercise="{other}"] a').click()
+    expect(page.locator(".exercise-detail h2 .slug")).to_have_text(other)
+    assert page.url.endswith(f"?view=exercises&exercise={other}")
+    check_exercise(page, served.get(f"/exercises/{other}/stats"))
+    page.go_back()
+    expect(page.locator(".exercise-detail h2 .slug")).to_have_text(SEED)
+    assert all("/students" not in path for path in requests)
+    page.close()
+
+
+def test_the_students_are_paged_and_a_submission_opens_beside_its_report(
+    browser: Browser, served: Served
+) -> None:
+    page = browser.new_page(viewport=LAPTOP)
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(urlparse(request.url).path))
+    sign_in(page, served, "?view=students")
+    expect(page.locator("#students-page")).to_have_text("1,000 students · page 1 of 40")
+    expect(page.locator("#students tbody tr")).to_have_count(25)
+    page.locator("#next-page").click()
+    expect(page.locator("#students tbody tr").first).to_have_attribute(
+        "data-student", "student-0026"
+    )
+    page.locator("#student-filter").fill("student-042")
+    expect(page.locator("#students-page")).to_have_text("10 students · page 1 of 1")
+    # A thousand students, one request.
+    assert requests.count(f"/v1/courses/{COURSE}/students") == 1
+
+    page.locator('#students tr[data-student="student-0421"] button').click()
+    student = served.get("/students/student-0421")
+    rows = page.locator("#student-exercises tbody tr")
+    expect(rows).to_have_count(len(student["exercises"]))
+    for row, exercise in zip(rows.all(), student["exercises"], strict=True):
+        expect(row.locator("td").nth(3)).to_have_text(number(exercise["attempts"]))
+    submissions = page.locator("#student-submissions tbody tr")
+    expect(submissions).to_have_count(len(student["submissions"]))
+
+    newest = student["submissions"][0]
+    page.locator(f'#student-submissions tr[data-submission="{newest["id"]}"] button').click()
+    submission = served.api.get(f"/v1/submissions/{newest['id']}").json()
+    code = page.locator("#submission-code .cm-content")
+    first_line = submission["source"].strip().splitlines()[0]
+    expect(code).to_contain_text(first_line)
+    expect(code).to_have_attribute("aria-readonly", "true")
+    verdict = {"passed": "All tests passed", "failed": "Some tests failed"}
+    report = page.locator("#submission-report")
+    expect(report.locator(".verdict")).to_contain_text(
+        verdict.get(submission["report"]["status"], "")
+    )
+    expect(report.locator("table.tests tbody tr")).to_have_count(
+        len(submission["report"]["tests"])
+    )
+    page.screenshot(path=IMAGES / "dashboard-student.png", full_page=True)
+    page.close()
+
+
+def test_on_a_tablet_the_page_fits_the_screen(browser: Browser, served: Served) -> None:
+    page = browser.new_page(viewport=TABLET)
+    sign_in(page, served)
+    expect(page.locator("#timeline canvas")).to_be_visible()
+    # Nothing wider than the screen: tables scroll in their own box, figures stack.
+    assert page.evaluate("document.documentElement.scrollWidth") <= TABLET["width"]
+    page.screenshot(path=IMAGES / "dashboard-tablet.png", full_page=True)
+    page.close()
+
+
+def test_the_gradebook_downloads_with_the_pages_credential(
+    browser: Browser, served: Served
+) -> None:
+    page = browser.new_page(viewport=LAPTOP, accept_downloads=True)
+    sign_in(page, served)
+    with page.expect_download() as download:
+        page.locator("#gradebook").click()
+    path = download.value.path()
+    expected = served.api.get(f"/v1/courses/{COURSE}/gradebook.csv").text
+    assert Path(path).read_text() == expected
+    page.close()
+
+
+def test_an_lms_instructor_launch_opens_the_dashboard_without_a_key(
+    browser: Browser, served: Served
+) -> None:
+    client = httpx.Client(base_url=served.url, timeout=60)
+    with serve_platform(client.get("/lti/jwks").json()) as platform:
+        register_in(served.database, platform, course=COURSE)
+        page = browser.new_page(viewport=LAPTOP)
+        open_page(page, served.url + launch_as_instructor(client, platform))
+        # The token left the address bar; the page works as the course's staff.
+        assert "staff_session" not in page.url
+        expect(page.locator("#sign-in")).to_be_hidden()
+        expect(page.locator("#who")).to_contain_text("Signed in from your course")
+        expect(page.locator(".exercise-detail h2 .slug")).to_have_text(SEED)
+        check_overview(page, served)
+        page.close()
+    client.close()
+
+
+def launch_as_instructor(tool: httpx.Client, platform: Platform) -> str:
+    """The LMS's launch of the SEED exercise's link, by its instructor, up to the redirect."""
+    platform.next_launch.exercise = SEED
+    platform.next_launch.user_id = "teacher-1"
+    platform.next_launch.claims = {
+        ROLES_CLAIM: ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"]
+    }
+    login = urlparse(platform.login_url(f"{tool.base_url}lti/login", "hint"))
+    answer = tool.get(f"{login.path}?{login.query}", follow_redirects=False)
+    assert answer.status_code == 302, answer.text
+    form = httpx.get(answer.headers["location"], timeout=10).text
+    fields = dict(re.findall(r"name='(\w+)' value='([^']*)'", form))
+    # The state cookie is Secure and this tool is on plain http: carried by hand.
+    cookie = "; ".join(f"{name}={value}" for name, value in answer.cookies.items())
+    launched = tool.post(
+        "/lti/launch",
+        data={"id_token": fields["id_token"], "state": fields["state"]},
+        headers={"Cookie": cookie},
+        follow_redirects=False,
+    )
+    assert launched.status_code == 303, launched.text
+    location: str = launched.headers["location"]
+    assert location.startswith(f"/courses/{COURSE}/dashboard?exercise={SEED}#staff_session=")
+    return location
+
+
+def test_a_regrade_started_on_the_page_shows_its_progress(
+    browser: Browser, served: Served
+) -> None:
+    page = browser.new_page(viewport=LAPTOP)
+    sign_in(page, served, f"?exercise={SEED}")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator("#regrade").click()
+    progress = page.locator("#regrade-progress")
+    expect(progress).to_be_visible()
+    expect(page.locator("#regrade-status")).to_contain_text("Regrading")
+    expect(page.locator("#regrade")).to_be_disabled()
+    (regrade,) = served.get(f"/regrades?exercise={SEED}")["regrades"]
+    assert regrade["total"] == served.get(f"/exercises/{SEED}/stats")["submissions"]
+    expect(progress).to_have_attribute("max", str(regrade["total"]))
+    page.screenshot(path=IMAGES / "dashboard-regrade.png")
+
+    # A reload finds the regrade under way; cancelled, the page says how far it got.
+    page.reload()
+    expect(page.locator("#sign-in")).to_be_hidden()
+    expect(page.locator("#regrade-status")).to_contain_text("Regrading")
+    cancelled = served.api.delete(f"/v1/courses/{COURSE}/regrades/{regrade['id']}")
+    assert cancelled.status_code == 200, cancelled.text
+    expect(page.locator("#regrade-status")).to_contain_text("Cancelled after")
+    expect(page.locator("#regrade")).to_be_enabled()
+    page.close()
+
+
+def test_the_policy_form_saves_and_the_figures_follow(browser: Browser, served: Served) -> None:
+    exercise = served.get("/exercises")["exercises"][2]["exercise"]
+    page = browser.new_page(viewport=LAPTOP)
+    sign_in(page, served, f"?exercise={exercise}")
+    expect(page.locator("#policy-gradebook")).to_have_value("best")
+    page.locator("#policy-gradebook").select_option("latest")
+    page.locator("#policy-attempts").fill("5")
+    page.locator("#policy button[type=submit]").click()
+    expect(page.locator("#policy-status")).to_have_text(
+        "Give both the attempts and the hours, or neither."
+    )
+    page.locator("#policy-hours").fill("24")
+    page.locator("#policy button[type=submit]").click()
+    expect(page.locator("#dash-status")).to_have_text("Policy saved.")
+    policy = served.get(f"/exercises/{exercise}/policy")
+    assert policy == {"gradebook": "latest", "attempts": 5, "window_s": 24 * 3600}
+    # The figures were drawn again with the latest scores.
+    expect(page.locator(".exercise-detail > p.facts")).to_contain_text("latest score")
+    check_exercise(page, served.get(f"/exercises/{exercise}/stats"))
+    reset = {"gradebook": "best", "attempts": None, "window_s": None}
+    assert served.api.put(f"/v1/courses/{COURSE}/exercises/{exercise}/policy", json=reset).is_success
+    page.close()
+
+
+def test_a_key_of_another_course_is_asked_to_sign_in_again(
+    browser: Browser, served: Served
+) -> None:
+    page = browser.new_page(viewport=LAPTOP)
+    open_page(page, f"{served.url}/courses/another-course/dashboard")
+    page.locator("#api-key").fill(served.key)
+    page.locator("#sign-in button[type=submit]").click()
+    expect(page.locator("#sign-in-error")).to_contain_text(
+        "Not signed in as staff of another-course"
+    )
+    expect(page.locator("#view")).to_be_empty()
+    page.close()
