@@ -4,6 +4,7 @@
 // - with a student link (`autograder students link`), opened as ...#student_token=<token>: it
 //   works as that student of that course through /v1, on every exercise page of this service;
 // - otherwise as whoever the service lets in without a credential (it runs open on loopback).
+import { refusal } from "./refusal.js";
 import { forget, load, save } from "./storage.js";
 
 const LTI_KEY = `autograder:lti-session:${window.location.pathname}`;
@@ -73,26 +74,13 @@ function authHeaders() {
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
-// What the service refused, with whether signing in (again) is the way out.
-export class CallRefused extends Error {
-  constructor(message, status) {
-    super(message);
-    this.needsSignIn = status === 401;
-  }
-}
-
 async function call(path, options = {}) {
   const response = await fetch(BASE + path, {
     ...options,
     headers: { Accept: "application/json", ...authHeaders(), ...options.headers },
   });
-  const body = await response.json().catch(() => null);
-  if (!response.ok) {
-    // The service answers errors as RFC 9457 problem documents.
-    const detail = body?.detail || body?.title || response.statusText;
-    throw new CallRefused(`${detail} (HTTP ${response.status})`, response.status);
-  }
-  return body;
+  if (!response.ok) throw await refusal(response);
+  return response.json();
 }
 
 export function submit(exercise, source, studentId) {

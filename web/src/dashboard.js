@@ -71,7 +71,7 @@ function askToSignIn(reason) {
 }
 
 function failed(error) {
-  if (error.needsSignIn) {
+  if (staff.needsSignIn(error)) {
     staff.signOut();
     askToSignIn(`Not signed in as staff of ${data.course}: ${error.message}`);
     return;

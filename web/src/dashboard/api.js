@@ -6,6 +6,8 @@
 // Either credential is this tab's (sessionStorage): it never outlives the tab, nor leaks to
 // another one.
 
+import { refusal } from "../refusal.js";
+
 const KEY = "autograder:staff-credential";
 
 function fromFragment() {
@@ -41,20 +43,16 @@ function credential() {
 const launched = fromFragment();
 if (launched) remember(launched);
 
-// True when the tab holds a credential; `launchedAsStaff`: it came from an LMS launch.
+// True when the tab holds a credential; `launchedAsStaff`: it came from an LMS launch (a staff
+// session's token starts so: app.lti.staff_sessions).
 export const hasCredential = () => Boolean(credential());
 export const launchedAsStaff = () => (credential() || "").startsWith("agi_");
 export const signIn = (key) => remember(key.trim());
 export const signOut = () => remember(null);
 
-// What the service refused, with whether signing in (again) is the way out.
-export class CallRefused extends Error {
-  constructor(message, status) {
-    super(message);
-    this.status = status;
-    this.needsSignIn = status === 401 || status === 404;
-  }
-}
+// A key of another course, or a student's, is not this course's staff: the API then knows no
+// such course, and signing in with another credential is the way out.
+export const needsSignIn = (error) => error.needsSignIn || error.type === "urn:autograder:problem:unknown-course";
 
 async function send(path, options = {}) {
   const token = credential();
@@ -66,12 +64,7 @@ async function send(path, options = {}) {
       ...options.headers,
     },
   });
-  if (!response.ok) {
-    // The service answers errors as RFC 9457 problem documents.
-    const body = await response.json().catch(() => null);
-    const detail = body?.detail || body?.title || response.statusText;
-    throw new CallRefused(`${detail} (HTTP ${response.status})`, response.status);
-  }
+  if (!response.ok) throw await refusal(response);
   return response;
 }
 
