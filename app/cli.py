@@ -12,6 +12,9 @@ autograder students link|links|revoke    student links, for a course without an 
                                          (app.student_commands)
 autograder submit SLUG FILE [--url U]    grade FILE on a running service (the notebook client's
                                          path; exit codes as `grade`)
+autograder demo-course SLUG [--students N]
+                                         a new course with a demo class's submissions, to try
+                                         the course dashboard on (app.staff.demo_commands)
 
 Declared here, run by the modules their handlers name, imported only when a command runs
 (`grader.cli` says why): the service, its database and torch stay out of `--help`.
@@ -77,6 +80,17 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
     submit.add_argument("--url", help="the service (default AUTOGRADER_URL, else 127.0.0.1:8000)")
     submit.add_argument("--json", action="store_true", help="print the submission as JSON")
     submit.set_defaults(handler="app.service_commands:submit")
+
+    demo = commands.add_parser(
+        "demo-course", help="make a course with a demo class's submissions (for trying it out)"
+    )
+    demo.add_argument("slug", metavar="SLUG", help="the course to make; it must have none yet")
+    demo.add_argument("--students", type=int, default=1000, help="the class's size (default 1000)")
+    demo.add_argument(
+        "--attempts", type=int, default=20, help="at most per student and exercise (default 20)"
+    )
+    demo.add_argument("--seed", type=int, default=0, help="the same seed, the same course")
+    demo.set_defaults(handler="app.staff.demo_commands:demo_course")
 
 
 def _add_key_commands(commands: engine_cli.Commands) -> None:
