@@ -1,5 +1,5 @@
 """The course dashboard as its staff use it, on the real server (`autograder serve`, keys
-required) with the demo course seeded (1,000 students × every exercise × up to 20 attempts):
+required) with the demo course seeded (1,000 students, every exercise, up to 20 attempts each):
 Debian's Chromium, headless, driven by Playwright. Opened with a key and from an LMS launch as
 Instructor; every figure it shows is checked against the staff API's answer; a student's
 submission opens with its code beside its report; a regrade's progress is followed. The
@@ -7,6 +7,7 @@ screenshots of docs/instructors.md land in docs/images."""
 
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ import pytest
 from app_support import ROOT, SEED
 from browser_support import open_page, skip_without_a_browser
 from platform_support import Platform, register_in, serve_platform
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 from test_server import AUTOGRADER, free_port, server
 
 from app.db import Database
@@ -33,8 +34,8 @@ skip_without_a_browser()
 
 COURSE = "ml-101"
 IMAGES = ROOT / "docs" / "images"
-LAPTOP = {"width": 1366, "height": 768}
-TABLET = {"width": 768, "height": 1024}
+LAPTOP = ViewportSize(width=1366, height=768)
+TABLET = ViewportSize(width=768, height=1024)
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,17 @@ def served(tmp_path_factory: pytest.TempPathFactory, catalog: Catalog) -> Iterat
     port = free_port()
     env = {"AUTOGRADER_DATA_DIR": str(data_dir), "AUTOGRADER_SECRET": "integration"}
     with server(data_dir, port, AUTOGRADER_REQUIRE_API_KEYS="true"):
-        key = subprocess.run(
-            [AUTOGRADER, "keys", "create", "--course", COURSE, "--role", "instructor"],
-            env={**env, "PATH": str(Path(AUTOGRADER).parent)},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip().splitlines()[-1]
+        key = (
+            subprocess.run(
+                [AUTOGRADER, "keys", "create", "--course", COURSE, "--role", "instructor"],
+                env={**env, "PATH": str(Path(AUTOGRADER).parent)},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
         database = Database.from_url(f"sqlite:///{data_dir / 'autograder.db'}")
         url = f"http://127.0.0.1:{port}"
         with httpx.Client(base_url=url, headers={"X-API-Key": key}, timeout=60) as api:
@@ -89,9 +94,10 @@ def number(n: int) -> str:
     return f"{n:,}"
 
 
-def percent(share: float) -> str:
-    # JavaScript's Math.round: halves go up.
-    return f"{int(share * 100 + 0.5)}%"
+def percent(share: float | None) -> str:
+    if share is None:
+        return "\N{EN DASH}"
+    return f"{math.floor(share * 100 + 0.5)}%"  # JavaScript's Math.round: halves go up
 
 
 def check_overview(page: Page, served: Served) -> None:
@@ -127,7 +133,8 @@ def check_exercise(page: Page, stats: dict[str, Any]) -> None:
     expect(sentences).to_have_count(len(known) + 1)
     for sentence, one in zip(sentences.all()[: len(known)], known, strict=True):
         share = f"{percent(one['students'] / failing)} of failing students"
-        expect(sentence).to_contain_text(f"{share} ({number(one['students'])} of {number(failing)})")
+        counts = f"({number(one['students'])} of {number(failing)})"
+        expect(sentence).to_contain_text(f"{share} {counts}")
         expect(sentence).to_contain_text(one["code"])
     unrecognised = misconceptions["unrecognised"]["students"]
     expect(sentences.last).to_contain_text(f"({number(unrecognised)} of {number(failing)})")
@@ -202,9 +209,7 @@ def test_the_students_are_paged_and_a_submission_opens_beside_its_report(
     expect(report.locator(".verdict")).to_contain_text(
         verdict.get(submission["report"]["status"], "")
     )
-    expect(report.locator("table.tests tbody tr")).to_have_count(
-        len(submission["report"]["tests"])
-    )
+    expect(report.locator("table.tests tbody tr")).to_have_count(len(submission["report"]["tests"]))
     page.screenshot(path=IMAGES / "dashboard-student.png", full_page=True)
     page.close()
 
@@ -276,9 +281,7 @@ def launch_as_instructor(tool: httpx.Client, platform: Platform) -> str:
     return location
 
 
-def test_a_regrade_started_on_the_page_shows_its_progress(
-    browser: Browser, served: Served
-) -> None:
+def test_a_regrade_started_on_the_page_shows_its_progress(browser: Browser, served: Served) -> None:
     page = browser.new_page(viewport=LAPTOP)
     sign_in(page, served, f"?exercise={SEED}")
     page.once("dialog", lambda dialog: dialog.accept())
@@ -323,7 +326,8 @@ def test_the_policy_form_saves_and_the_figures_follow(browser: Browser, served: 
     expect(page.locator(".exercise-detail > p.facts")).to_contain_text("latest score")
     check_exercise(page, served.get(f"/exercises/{exercise}/stats"))
     reset = {"gradebook": "best", "attempts": None, "window_s": None}
-    assert served.api.put(f"/v1/courses/{COURSE}/exercises/{exercise}/policy", json=reset).is_success
+    policy_url = f"/v1/courses/{COURSE}/exercises/{exercise}/policy"
+    assert served.api.put(policy_url, json=reset).is_success
     page.close()
 
 

@@ -43,7 +43,7 @@ function testPassRates(stats) {
     summary: "The share of submissions that passed each test; hidden tests are marked.",
     labels: stats.tests.map((test) => (test.visibility === "hidden" ? `${test.name} (hidden)` : test.name)),
     values: stats.tests.map((test) => test.pass_rate ?? 0),
-    format: (value, i) => `${percent(value)} of ${count(stats.tests[i].submissions)}`,
+    format: (_value, i) => `${percent(stats.tests[i].pass_rate)} of ${count(stats.tests[i].submissions)}`,
     axis: "share of submissions passed",
     horizontal: true,
     max: 1,

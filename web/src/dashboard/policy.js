@@ -11,7 +11,7 @@ function field(label, input) {
 export function policyForm(api, slug, onSaved) {
   const gradebook = h("select", { id: "policy-gradebook", name: "gradebook" }, h("option", { value: "best" }, "best score"), h("option", { value: "latest" }, "latest score"));
   const attempts = h("input", { id: "policy-attempts", name: "attempts", type: "number", min: "1", step: "1", inputmode: "numeric" });
-  const hours = h("input", { id: "policy-hours", name: "hours", type: "number", min: "0.01", step: "any", inputmode: "decimal" });
+  const hours = h("input", { id: "policy-hours", name: "hours", type: "number", min: "0.1", step: "any", inputmode: "decimal" });
   const line = h("p", { id: "policy-status", class: "status", role: "status" });
   const save = h("button", { type: "submit" }, "Save the policy");
   const form = h(
