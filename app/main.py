@@ -24,6 +24,7 @@ from app.lti import router as lti
 from app.regrades.router import router as regrades_router
 from app.security_headers import SecurityHeaders
 from app.settings import AppSettings, get_settings
+from app.staff.router import router as staff_router
 from app.submissions.router import router as submissions_router
 from app.ui import router as ui
 from grader.runner import Grader
@@ -62,6 +63,7 @@ def create_app(settings: AppSettings | None = None, *, grader: Grader | None = N
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(authenticate)])
     v1.include_router(exercises_router)
     v1.include_router(submissions_router)
+    v1.include_router(staff_router)
     v1.include_router(regrades_router)
     app.include_router(v1)
     app.include_router(health_router)

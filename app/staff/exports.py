@@ -1,0 +1,117 @@
+"""A course's files for its staff: the gradebook as CSV, and an exercise's submissions (code
+and report each, with a manifest) as a zip, for a spreadsheet, an LMS import, an offline review
+or an instructor's own similarity check."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from typing import IO
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.models import Submission
+from app.staff.scores import graded, student_scores
+from grader.catalog import Catalog
+
+# A spreadsheet runs a cell that begins so as a formula (CSV injection): such a cell is written
+# with a leading apostrophe, which the spreadsheet shows as text.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_CHUNK = 64 * 1024
+# Rows loaded at a time while the zip is written: its memory stays bounded by this.
+_ROWS_AT_ONCE = 500
+MANIFEST = (
+    "id",
+    "student_id",
+    "created_at",
+    "exercise_version",
+    "report_status",
+    "score",
+    "max_score",
+)
+
+
+def safe_cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    return f"'{text}" if text.startswith(_FORMULA_STARTS) else text
+
+
+def _score(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def gradebook_csv(session: Session, course_id: int, catalog: Catalog) -> str:
+    """One row per student, a column per exercise served: the gradebook score (by the
+    exercise's policy), empty where the student has none."""
+    slugs = catalog.slugs()
+    scores = student_scores(course_id)
+    rows = session.execute(
+        select(scores.c.student_id, scores.c.exercise, scores.c.score).order_by(scores.c.student_id)
+    ).all()
+    by_student: dict[str, dict[str, float | None]] = {}
+    for student, exercise, score in rows:
+        by_student.setdefault(student, {})[exercise] = score
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["student_id", *slugs])
+    for student, scored in by_student.items():
+        writer.writerow([safe_cell(student), *(_score(scored.get(slug)) for slug in slugs)])
+    return out.getvalue()
+
+
+def export_zip(session: Session, course_id: int, exercise: str) -> IO[bytes]:
+    """Every graded submission of the exercise: `submissions/<id>.py` (its code),
+    `submissions/<id>.json` (its report) and `manifest.csv` (a row each), in a temporary file
+    (deleted once closed), read from its start."""
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 (the caller closes it; here on failure)
+    try:
+        with zipfile.ZipFile(spool, "w", zipfile.ZIP_DEFLATED) as archive:
+            manifest = io.StringIO()
+            writer = csv.writer(manifest, lineterminator="\r\n")
+            writer.writerow(MANIFEST)
+            for row in _submissions(session, course_id, exercise):
+                archive.writestr(f"submissions/{row.id}.py", row.source)
+                archive.writestr(f"submissions/{row.id}.json", json.dumps(row.report, indent=2))
+                writer.writerow(_manifest_row(row))
+            archive.writestr("manifest.csv", manifest.getvalue())
+    except BaseException:
+        spool.close()
+        raise
+    spool.seek(0)
+    return spool
+
+
+def _submissions(session: Session, course_id: int, exercise: str) -> Iterator[Submission]:
+    query = (
+        select(Submission)
+        .where(graded(course_id, exercise))
+        .order_by(Submission.id)
+        .execution_options(yield_per=_ROWS_AT_ONCE)
+    )
+    for row in session.scalars(query):
+        yield row
+        session.expunge(row)  # done with: let it go
+
+
+def _manifest_row(row: Submission) -> list[str]:
+    return [
+        row.id,
+        safe_cell(row.student_id),
+        row.created_at.isoformat(),
+        row.exercise_version or "",
+        row.report_status or "",
+        _score(row.score),
+        _score(row.max_score),
+    ]
+
+
+def chunks(file: IO[bytes]) -> Iterator[bytes]:
+    """The file's bytes in chunks, and the file closed after the last."""
+    with file:
+        while chunk := file.read(_CHUNK):
+            yield chunk

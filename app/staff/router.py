@@ -1,0 +1,160 @@
+"""/v1/courses/{course}/...: a course's figures, students, gradebook, export and exercise
+policies, for its staff only (app.staff.deps: anyone else gets 404, as for a course that does
+not exist)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+from fastapi.responses import Response, StreamingResponse
+
+from app.deps import CatalogDep, ExerciseDep, SessionDep
+from app.problem_docs import responses
+from app.problems import CourseNotFound, ExerciseUnavailable, Unauthorized, UnknownExercise
+from app.staff import exports, policies, stats, students
+from app.staff.deps import StaffCourseDep
+from app.staff.schemas import (
+    CourseExercises,
+    CourseStudents,
+    ExercisePolicyBody,
+    ExerciseStats,
+    StudentDetail,
+)
+from app.submissions.schemas import TEXT_PATTERN
+
+router = APIRouter(prefix="/courses/{course}", tags=["course staff"])
+
+_COURSE = responses(Unauthorized, CourseNotFound)
+_EXERCISE = responses(Unauthorized, CourseNotFound, UnknownExercise, ExerciseUnavailable)
+
+
+@router.get(
+    "/exercises",
+    response_model=CourseExercises,
+    summary="The course's exercises, with their totals",
+    responses=_COURSE,
+)
+def list_exercises(
+    course: StaffCourseDep, session: SessionDep, catalog: CatalogDep
+) -> CourseExercises:
+    """Every exercise served, with zeros for one nobody tried: submissions, students, students
+    who passed, the mean gradebook score and the submissions graded with an older version."""
+    return stats.course_exercises(session, course, catalog)
+
+
+@router.get(
+    "/exercises/{slug}/stats",
+    response_model=ExerciseStats,
+    summary="An exercise's figures across the course",
+    responses=_EXERCISE,
+)
+def exercise_stats(
+    course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep
+) -> ExerciseStats:
+    """Where the class stands and struggles: the gradebook scores' distribution, each test's
+    pass rate, the share of failing students per diagnosed mistake (and the wrong answers no
+    known mistake matched, counted apart), property failures, attempts until the first pass,
+    and all of it day by day. Every figure is counted by the database."""
+    return stats.exercise_stats(session, course, exercise)
+
+
+@router.get(
+    "/students",
+    response_model=CourseStudents,
+    summary="Every student's scores on every exercise",
+    responses=_COURSE,
+)
+def list_students(
+    course: StaffCourseDep, session: SessionDep, catalog: CatalogDep
+) -> CourseStudents:
+    """Per student and exercise tried: best and latest score, attempts and whether they passed."""
+    return students.course_students(session, course.id, catalog)
+
+
+@router.get(
+    "/students/{student_id:path}",
+    response_model=StudentDetail,
+    summary="One student's scores and submissions",
+    responses=_COURSE,
+)
+def get_student(
+    course: StaffCourseDep,
+    session: SessionDep,
+    catalog: CatalogDep,
+    student_id: Annotated[str, Path(max_length=200, pattern=TEXT_PATTERN)],
+) -> StudentDetail:
+    """Their scores per exercise tried, and their submissions, newest first (empty for a
+    student who submitted nothing). Each submission's code and report:
+    `GET /v1/submissions/{id}`."""
+    return students.student_detail(session, course.id, student_id, catalog)
+
+
+@router.get(
+    "/gradebook.csv",
+    summary="The gradebook, as CSV",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}, "description": "the gradebook"}, **_COURSE},
+)
+def gradebook(course: StaffCourseDep, session: SessionDep, catalog: CatalogDep) -> Response:
+    """One row per student, a column per exercise: the best or the latest score, as each
+    exercise's policy says; empty where the student has none. A cell that a spreadsheet would
+    run as a formula is written as text."""
+    return Response(
+        exports.gradebook_csv(session, course.id, catalog),
+        media_type="text/csv; charset=utf-8",
+        headers=_attachment(f"{course.slug}-gradebook.csv"),
+    )
+
+
+@router.get(
+    "/exercises/{slug}/export.zip",
+    summary="Every submission of an exercise: code and report",
+    response_class=StreamingResponse,
+    responses={
+        200: {"content": {"application/zip": {}}, "description": "the submissions"},
+        **_EXERCISE,
+    },
+)
+def export(course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep) -> Response:
+    """A zip of `submissions/<id>.py` (the code), `submissions/<id>.json` (its report) and
+    `manifest.csv` (id, student, time, version, result, score of each), for offline review or
+    a similarity check of your own."""
+    slug = exercise.spec.slug
+    archive = exports.export_zip(session, course.id, slug)
+    return StreamingResponse(
+        exports.chunks(archive),
+        media_type="application/zip",
+        headers=_attachment(f"{course.slug}-{slug}.zip"),
+    )
+
+
+@router.get(
+    "/exercises/{slug}/policy",
+    response_model=ExercisePolicyBody,
+    summary="An exercise's settings in the course",
+    responses=_EXERCISE,
+)
+def get_policy(
+    course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep
+) -> ExercisePolicyBody:
+    """Which score the gradebook takes, and the attempt budget (none by default)."""
+    return policies.read_policy(session, course.id, exercise.spec.slug)
+
+
+@router.put(
+    "/exercises/{slug}/policy",
+    response_model=ExercisePolicyBody,
+    summary="Change an exercise's settings in the course",
+    responses=_EXERCISE,
+)
+def put_policy(
+    course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep, body: ExercisePolicyBody
+) -> ExercisePolicyBody:
+    """The gradebook's score (`best` or `latest`) and an optional attempt budget: `attempts`
+    per `window_s` seconds, both or neither. Replaces the previous settings."""
+    return policies.write_policy(session, course.id, exercise.spec.slug, body)
+
+
+def _attachment(filename: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{filename}"'}

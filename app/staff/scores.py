@@ -1,0 +1,87 @@
+"""Each student's scores per exercise, as one grouped query: what the gradebook, the list of
+students, one student's page and the exercises' score figures all read.
+
+Words as in app.staff.schemas: graded, scored, gradebook score.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import ColumnElement, Subquery, and_, case, func, literal, select
+from sqlalchemy.orm import aliased
+from sqlalchemy.sql.elements import SQLCoreOperations
+
+from app.models import ExercisePolicy, GradebookScore, Submission, SubmissionStatus
+from grader.report import ReportStatus
+
+
+def graded(course_id: int, exercise: str | None = None) -> ColumnElement[bool]:
+    """The course's finished submissions (of one exercise)."""
+    wanted = [Submission.course_id == course_id, Submission.status == SubmissionStatus.DONE]
+    if exercise is not None:
+        wanted.append(Submission.exercise == exercise)
+    return and_(*wanted)
+
+
+# A grader fault holds no answer of the student's: it neither scores nor counts as a latest.
+SCORED = Submission.report_status != ReportStatus.ERROR.value
+PASSED = Submission.report_status == ReportStatus.PASSED.value
+
+
+def fraction(
+    score: SQLCoreOperations[Any], max_score: SQLCoreOperations[Any]
+) -> ColumnElement[Any]:
+    """score / max score, 0..1 (null where either is)."""
+    return score / func.nullif(max_score, literal(0.0))
+
+
+def student_scores(
+    course_id: int, exercise: str | None = None, student_id: str | None = None
+) -> Subquery:
+    """Per exercise and student: attempts, passed, best, latest and max score (of the latest
+    scored submission), the exercise's gradebook policy and the gradebook score (`score`, and
+    `fraction` of the max score). Students with an id only."""
+    wanted = [graded(course_id, exercise), Submission.student_id.is_not(None)]
+    if student_id is not None:
+        wanted.append(Submission.student_id == student_id)
+    per_student = (
+        select(
+            Submission.exercise,
+            Submission.student_id,
+            func.count().label("attempts"),
+            func.max(case((PASSED, 1), else_=0)).label("passed"),
+            func.max(case((SCORED, Submission.score))).label("best"),
+            # Ids grow with time (ULIDs): the greatest is the latest.
+            func.max(case((SCORED, Submission.id))).label("latest_id"),
+        )
+        .where(*wanted)
+        .group_by(Submission.exercise, Submission.student_id)
+        .subquery()
+    )
+    latest = aliased(Submission)
+    policy = func.coalesce(ExercisePolicy.gradebook, GradebookScore.BEST.value)
+    chosen = case((policy == GradebookScore.LATEST.value, latest.score), else_=per_student.c.best)
+    return (
+        select(
+            per_student.c.exercise,
+            per_student.c.student_id,
+            per_student.c.attempts,
+            per_student.c.passed,
+            per_student.c.best,
+            latest.score.label("latest"),
+            latest.max_score,
+            policy.label("gradebook"),
+            chosen.label("score"),
+            fraction(chosen, latest.max_score).label("fraction"),
+        )
+        .outerjoin(latest, latest.id == per_student.c.latest_id)
+        .outerjoin(
+            ExercisePolicy,
+            and_(
+                ExercisePolicy.course_id == course_id,
+                ExercisePolicy.exercise == per_student.c.exercise,
+            ),
+        )
+        .subquery()
+    )

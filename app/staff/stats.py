@@ -1,0 +1,347 @@
+"""A course's figures per exercise, every one counted by SQL: grouped queries over the
+submissions' columns and their reports' rows (app.models.ReportOutcome), the same on SQLite and
+PostgreSQL, a bounded number per request however large the class. Python only shapes what they
+return (a row per test, per mistake, per bin, per day).
+
+Words as in app.staff.schemas.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import accumulate
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, case, distinct, exists, func, select
+from sqlalchemy.orm import Session
+
+from app.models import (
+    Course,
+    ExercisePolicy,
+    GradebookScore,
+    OutcomeKind,
+    ReportOutcome,
+    Submission,
+)
+from app.staff.mistakes import known_mistakes
+from app.staff.schemas import (
+    AttemptsBin,
+    AttemptsToPass,
+    CourseExercises,
+    Day,
+    ExerciseStats,
+    ExerciseSummary,
+    KnownMisconception,
+    Misconceptions,
+    PropertyFigures,
+    ScoreBin,
+    TestFigures,
+    Unrecognised,
+)
+from app.staff.scores import PASSED, SCORED, fraction, graded, student_scores
+from app.staff.utc_day import utc_day
+from grader.catalog import Catalog
+from grader.report import PropertyStatus, ReportStatus, TestStatus
+from grader.spec import Exercise
+
+BINS = 10
+FAILING = Submission.report_status == ReportStatus.FAILED.value
+# Tests ran in a passed or failed report; a refused one and a grader fault ran none.
+_RAN = Submission.report_status.in_((ReportStatus.PASSED.value, ReportStatus.FAILED.value))
+
+
+def _students(condition: ColumnElement[bool]) -> ColumnElement[int]:
+    """The distinct students of the rows where `condition` holds."""
+    return func.count(distinct(case((condition, Submission.student_id))))
+
+
+def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:
+    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+
+def course_exercises(session: Session, course: Course, catalog: Catalog) -> CourseExercises:
+    """Every exercise served, with its totals: two grouped queries for the whole course."""
+    versions = {exercise.spec.slug: exercise.version for exercise in catalog}
+    current = case(versions, value=Submission.exercise) if versions else Submission.exercise_version
+    outdated = Submission.exercise_version != current
+    totals = {
+        row.exercise: row
+        for row in session.execute(
+            select(
+                Submission.exercise,
+                func.count().label("submissions"),
+                func.count(distinct(Submission.student_id)).label("students"),
+                _students(PASSED).label("passed_students"),
+                _count(outdated).label("outdated"),
+            )
+            .where(graded(course.id))
+            .group_by(Submission.exercise)
+        )
+    }
+    scores = student_scores(course.id)
+    averaged = session.execute(
+        select(scores.c.exercise, func.avg(scores.c.fraction)).group_by(scores.c.exercise)
+    )
+    means = {exercise: mean for exercise, mean in averaged}
+    return CourseExercises(
+        course=course.slug,
+        exercises=[
+            _summary(exercise, totals.get(exercise.spec.slug), means.get(exercise.spec.slug))
+            for exercise in catalog
+        ],
+    )
+
+
+def _summary(exercise: Exercise, totals: Any, mean: float | None) -> ExerciseSummary:
+    return ExerciseSummary(
+        exercise=exercise.spec.slug,
+        title=exercise.spec.title,
+        submissions=totals.submissions if totals else 0,
+        students=totals.students if totals else 0,
+        passed_students=totals.passed_students if totals else 0,
+        mean_score=mean,
+        outdated_submissions=totals.outdated if totals else 0,
+    )
+
+
+def exercise_stats(session: Session, course: Course, exercise: Exercise) -> ExerciseStats:
+    slug = exercise.spec.slug
+    totals = session.execute(
+        select(
+            func.count().label("submissions"),
+            func.count(distinct(Submission.student_id)).label("students"),
+            _students(PASSED).label("passed_students"),
+            _count(Submission.exercise_version != exercise.version).label("outdated"),
+        ).where(graded(course.id, slug))
+    ).one()
+    policy = session.scalar(
+        select(ExercisePolicy.gradebook).where(
+            ExercisePolicy.course_id == course.id, ExercisePolicy.exercise == slug
+        )
+    )
+    return ExerciseStats(
+        course=course.slug,
+        exercise=slug,
+        title=exercise.spec.title,
+        version=exercise.version,
+        gradebook=policy or GradebookScore.BEST,
+        submissions=totals.submissions,
+        students=totals.students,
+        passed_students=totals.passed_students,
+        outdated_submissions=totals.outdated,
+        score_histogram=_score_histogram(session, course.id, slug),
+        tests=_tests(session, course.id, exercise),
+        misconceptions=_misconceptions(session, course.id, exercise),
+        properties=_properties(session, course.id, exercise),
+        attempts_to_pass=_attempts_to_pass(session, course.id, slug, totals.students),
+        timeline=_timeline(session, course.id, slug),
+    )
+
+
+def _score_histogram(session: Session, course_id: int, slug: str) -> list[ScoreBin]:
+    scores = student_scores(course_id, slug)
+    edges = [(n + 1) / BINS for n in range(BINS - 1)]
+    # [k/10, (k+1)/10) for bin k, and the last bin holds 1.0.
+    bin_ = case(*((scores.c.fraction < edge, n) for n, edge in enumerate(edges)), else_=BINS - 1)
+    counted = session.execute(
+        select(bin_.label("bin"), func.count())
+        .where(scores.c.fraction.is_not(None))
+        .group_by("bin")
+    )
+    counts: dict[int, int] = {bin_number: students for bin_number, students in counted}
+    return [
+        ScoreBin(low=n / BINS, high=(n + 1) / BINS, students=counts.get(n, 0)) for n in range(BINS)
+    ]
+
+
+def _outcomes(course_id: int, slug: str, kind: OutcomeKind) -> list[ColumnElement[bool]]:
+    """The outcome rows of this kind of the exercise's graded submissions (joined to them)."""
+    return [
+        ReportOutcome.submission_id == Submission.id,
+        ReportOutcome.kind == kind,
+        graded(course_id, slug),
+    ]
+
+
+def _tests(session: Session, course_id: int, exercise: Exercise) -> list[TestFigures]:
+    rows = session.execute(
+        select(
+            ReportOutcome.name,
+            func.count().label("ran"),
+            _count(ReportOutcome.status == TestStatus.PASSED.value).label("passed"),
+        )
+        .where(*_outcomes(course_id, exercise.spec.slug, OutcomeKind.TEST), _RAN)
+        .group_by(ReportOutcome.name)
+    ).all()
+    counts = {row.name: row for row in rows}
+    # The exercise's tests in its order, then any that only older versions had.
+    visibility = {test.name: test.visibility for test in exercise.spec.tests}
+    names = [*visibility, *sorted(set(counts) - set(visibility))]
+    return [
+        TestFigures(
+            name=name,
+            visibility=visibility.get(name),
+            submissions=counts[name].ran if name in counts else 0,
+            passed=counts[name].passed if name in counts else 0,
+            pass_rate=_ratio(counts[name].passed, counts[name].ran) if name in counts else None,
+        )
+        for name in names
+    ]
+
+
+def _misconceptions(session: Session, course_id: int, exercise: Exercise) -> Misconceptions:
+    slug = exercise.spec.slug
+    failing = session.execute(
+        select(func.count().label("submissions"), _students(FAILING).label("students")).where(
+            graded(course_id, slug), FAILING
+        )
+    ).one()
+    found = session.execute(
+        select(
+            ReportOutcome.name,
+            _students(FAILING).label("students"),
+            func.count(distinct(Submission.id)).label("submissions"),
+        )
+        .where(*_outcomes(course_id, slug, OutcomeKind.FINDING), FAILING)
+        .group_by(ReportOutcome.name)
+    ).all()
+    diagnosed = exists().where(
+        ReportOutcome.submission_id == Submission.id, ReportOutcome.kind == OutcomeKind.FINDING
+    )
+    unknown = session.execute(
+        select(func.count(), _students(FAILING)).where(graded(course_id, slug), FAILING, ~diagnosed)
+    ).one()
+    return Misconceptions(
+        failing_students=failing.students,
+        failing_submissions=failing.submissions,
+        known=_known(
+            known_mistakes(exercise),
+            {row.name: (row.students, row.submissions) for row in found},
+            failing.students,
+        ),
+        unrecognised=Unrecognised(
+            students=unknown[1],
+            submissions=unknown[0],
+            share=_ratio(unknown[1], failing.students) or 0.0,
+        ),
+    )
+
+
+def _known(
+    mistakes: dict[str, str], counts: dict[str, tuple[int, int]], failing_students: int
+) -> list[KnownMisconception]:
+    """Every mistake the exercise knows (and any code its reports name that it no longer knows,
+    by its code), most students first; `counts`: (students, submissions) by code."""
+    codes = [*mistakes, *sorted(set(counts) - set(mistakes))]
+    known = [
+        KnownMisconception(
+            code=code,
+            message=mistakes.get(code, code),
+            students=counts.get(code, (0, 0))[0],
+            submissions=counts.get(code, (0, 0))[1],
+            share=_ratio(counts.get(code, (0, 0))[0], failing_students) or 0.0,
+        )
+        for code in codes
+    ]
+    return sorted(known, key=lambda mistake: (-mistake.students, mistake.code))
+
+
+def _properties(session: Session, course_id: int, exercise: Exercise) -> list[PropertyFigures]:
+    failed = ReportOutcome.status == PropertyStatus.FAILED.value
+    rows = session.execute(
+        select(
+            ReportOutcome.name,
+            _count(ReportOutcome.status != PropertyStatus.SKIPPED.value).label("checked"),
+            _count(failed).label("failed"),
+            _students(failed).label("failed_students"),
+        )
+        .where(*_outcomes(course_id, exercise.spec.slug, OutcomeKind.PROPERTY))
+        .group_by(ReportOutcome.name)
+    ).all()
+    counts = {row.name: row for row in rows}
+    names = [*(prop.value for prop in exercise.spec.properties), *sorted(counts)]
+    return [
+        PropertyFigures(
+            name=name,
+            checked=counts[name].checked if name in counts else 0,
+            failed=counts[name].failed if name in counts else 0,
+            failed_students=counts[name].failed_students if name in counts else 0,
+        )
+        for name in dict.fromkeys(names)
+    ]
+
+
+def _attempts_to_pass(session: Session, course_id: int, slug: str, students: int) -> AttemptsToPass:
+    first_pass = (
+        select(Submission.student_id, func.min(Submission.id).label("first_id"))
+        .where(graded(course_id, slug), PASSED, Submission.student_id.is_not(None))
+        .group_by(Submission.student_id)
+        .subquery()
+    )
+    # A student's attempts until their first pass: their submissions up to it, it included.
+    until_pass = (
+        select(first_pass.c.student_id, func.count().label("attempts"))
+        .join(
+            Submission,
+            and_(
+                Submission.student_id == first_pass.c.student_id,
+                Submission.id <= first_pass.c.first_id,
+                graded(course_id, slug),
+            ),
+        )
+        .group_by(first_pass.c.student_id)
+        .subquery()
+    )
+    histogram = session.execute(
+        select(until_pass.c.attempts, func.count())
+        .group_by(until_pass.c.attempts)
+        .order_by(until_pass.c.attempts)
+    ).all()
+    bins = [AttemptsBin(attempts=attempts, students=count) for attempts, count in histogram]
+    passed = sum(entry.students for entry in bins)
+    return AttemptsToPass(histogram=bins, median=_median(bins), never_passed=students - passed)
+
+
+def _median(bins: list[AttemptsBin]) -> float | None:
+    """The median of the values a histogram (in increasing order) counts."""
+    ends = list(accumulate(entry.students for entry in bins))  # each bin's last rank + 1
+    if not ends or ends[-1] == 0:
+        return None
+
+    def value(rank: int) -> int:
+        return bins[bisect_right(ends, rank)].attempts
+
+    total = ends[-1]
+    return (value((total - 1) // 2) + value(total // 2)) / 2
+
+
+def _timeline(session: Session, course_id: int, slug: str) -> list[Day]:
+    day = utc_day(Submission.created_at).label("day")
+    rows = session.execute(
+        select(
+            day,
+            func.count().label("submissions"),
+            func.count(distinct(Submission.student_id)).label("students"),
+            _count(PASSED).label("passed"),
+            func.avg(case((SCORED, fraction(Submission.score, Submission.max_score)))).label(
+                "mean_score"
+            ),
+        )
+        .where(graded(course_id, slug))
+        .group_by(day)
+        .order_by(day)
+    ).all()
+    return [
+        Day(
+            day=row.day,
+            submissions=row.submissions,
+            students=row.students,
+            passed_submissions=row.passed,
+            mean_score=row.mean_score,
+        )
+        for row in rows
+    ]
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return part / whole if whole else None

@@ -1,0 +1,78 @@
+"""A course's students as its staff see them: every student's scores on every exercise (one
+grouped query), and one student's scores and submissions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, defer
+
+from app.models import Submission
+from app.staff.schemas import (
+    CourseStudents,
+    StudentDetail,
+    StudentExercise,
+    StudentExerciseDetail,
+    StudentRow,
+)
+from app.staff.scores import student_scores
+from app.submissions.schemas import SubmissionSummary
+from grader.catalog import Catalog
+
+
+def _figures(row: Any) -> dict[str, Any]:
+    return {
+        "best": row.best,
+        "latest": row.latest,
+        "max_score": row.max_score,
+        "attempts": row.attempts,
+        "passed": bool(row.passed),
+    }
+
+
+def course_students(session: Session, course_id: int, catalog: Catalog) -> CourseStudents:
+    scores = student_scores(course_id)
+    rows = session.execute(select(scores).order_by(scores.c.student_id, scores.c.exercise))
+    students: dict[str, dict[str, StudentExercise]] = {}
+    for row in rows:
+        students.setdefault(row.student_id, {})[row.exercise] = StudentExercise(**_figures(row))
+    return CourseStudents(
+        exercises=catalog.slugs(),
+        students=[
+            StudentRow(student_id=student, exercises=exercises)
+            for student, exercises in students.items()
+        ],
+    )
+
+
+def student_detail(
+    session: Session, course_id: int, student_id: str, catalog: Catalog
+) -> StudentDetail:
+    scores = student_scores(course_id, student_id=student_id)
+    rows = session.execute(select(scores).order_by(scores.c.exercise)).all()
+    submissions = session.scalars(
+        select(Submission)
+        .where(Submission.course_id == course_id, Submission.student_id == student_id)
+        .options(defer(Submission.source))
+        .order_by(Submission.id.desc())
+    )
+    return StudentDetail(
+        student_id=student_id,
+        exercises=[
+            StudentExerciseDetail(
+                exercise=row.exercise,
+                title=_title(catalog, row.exercise),
+                gradebook=row.gradebook,
+                **_figures(row),
+            )
+            for row in rows
+        ],
+        submissions=[SubmissionSummary.from_row(row) for row in submissions],
+    )
+
+
+def _title(catalog: Catalog, slug: str) -> str:
+    """The exercise's title; its slug, for one the catalog no longer serves."""
+    exercise = catalog.serving(slug)
+    return exercise.spec.title if exercise else slug
