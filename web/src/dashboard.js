@@ -36,15 +36,16 @@ async function showExercises(where) {
   const course = h("div", { id: "course" });
   const detail = h("div", { id: "exercise", class: "exercise-detail" });
   view.replaceChildren(course, detail);
-  const exercises = await renderCourse(course, api, (slug) => go({ view: "exercises", exercise: slug }));
-  const chosen = where.exercise || exercises.find((one) => one.submissions)?.exercise || exercises[0]?.exercise;
+  const listed = renderCourse(course, api, (slug) => go({ view: "exercises", exercise: slug }));
+  // The exercise the address names is fetched alongside the list; else the first one tried.
+  const chosen = where.exercise || (await listed).find((one) => one.submissions)?.exercise;
   if (!chosen) return;
-  course.querySelector(`tr[data-exercise="${CSS.escape(chosen)}"]`)?.setAttribute("aria-current", "true");
   const redraw = (message) => {
     destroyCharts();
     renderExercise(detail, api, chosen, redraw).then(() => say(message), failed);
   };
-  await renderExercise(detail, api, chosen, redraw);
+  await Promise.all([listed, renderExercise(detail, api, chosen, redraw)]);
+  course.querySelector(`tr[data-exercise="${CSS.escape(chosen)}"]`)?.setAttribute("aria-current", "true");
 }
 
 const VIEWS = {

@@ -14,10 +14,13 @@ import {
   Tooltip,
 } from "chart.js";
 import { h } from "../dom.js";
+import { percent } from "./format.js";
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Tooltip, Legend);
 
 const INK = "#1d232b";
+// Ticks of a share axis, as whole percents.
+const PERCENT_TICKS = { callback: (value) => percent(value) };
 const SERIES = [
   { color: "#1f5fbf", dash: [], point: "circle" },
   { color: "#a1261b", dash: [6, 4], point: "triangle" },
@@ -50,12 +53,20 @@ const barLabels = {
   },
 };
 
+const pending = [];
 const live = new Set();
+
+// Draws the figures made since the last call, once they are in the page (Chart.js sizes a chart
+// by its box): synchronously, so the view is whole when its data-ready is set.
+export function drawCharts() {
+  for (const { canvas, config } of pending.splice(0)) live.add(new Chart(canvas, config));
+}
 
 // Charts of a view that is replaced are destroyed with it (their listeners and canvases).
 export function destroyCharts() {
   for (const chart of live) chart.destroy();
   live.clear();
+  pending.length = 0;
 }
 
 function dataTable(caption, columns, rows) {
@@ -63,7 +74,7 @@ function dataTable(caption, columns, rows) {
     "table",
     { class: "data" },
     h("caption", {}, caption),
-    h("thead", {}, h("tr", {}, columns.map((name) => h("th", { scope: "col" }, name)))),
+    h("thead", {}, h("tr", {}, columns.map((name, i) => h("th", { scope: "col", class: i ? "num" : "" }, name)))),
     h("tbody", {}, rows.map(([head, ...cells]) => h("tr", {}, h("th", { scope: "row" }, head), cells.map((cell) => h("td", { class: "num" }, cell))))),
   );
 }
@@ -80,8 +91,7 @@ function figure(id, title, summary, canvasHeight, table, config) {
     frame,
     h("details", { class: "data-details" }, h("summary", {}, "The numbers"), table),
   );
-  // Drawn once the figure is in the page (Chart.js measures its box).
-  requestAnimationFrame(() => live.add(new Chart(canvas, config)));
+  pending.push({ canvas, config });
   return node;
 }
 
@@ -91,7 +101,7 @@ const BASE = { animation: false, maintainAspectRatio: false, responsive: true };
 // values shares, written as percents on the axis.
 export function barChart({ id, title, summary, labels, values, format, axis, horizontal = false, max }) {
   const height = horizontal ? Math.max(120, 34 * labels.length + 40) : 260;
-  const ticks = max === 1 ? { format: { style: "percent" } } : { precision: 0 };
+  const ticks = max === 1 ? PERCENT_TICKS : { precision: 0 };
   const valueScale = { beginAtZero: true, max, ticks, title: { display: true, text: axis }, grace: "12%" };
   return figure(
     id,
@@ -105,6 +115,8 @@ export function barChart({ id, title, summary, labels, values, format, axis, hor
       options: {
         ...BASE,
         indexAxis: horizontal ? "y" : "x",
+        // Room for the values written past the longest bar.
+        layout: { padding: horizontal ? { right: 96 } : { top: 8 } },
         scales: horizontal ? { x: valueScale, y: { ticks: { autoSkip: false } } } : { y: valueScale },
         plugins: { legend: { display: false }, barLabels: { format } },
       },
@@ -138,7 +150,7 @@ export function lineChart({ id, title, summary, labels, series }) {
       interaction: { mode: "index", intersect: false },
       scales: {
         count: { position: "left", beginAtZero: true, title: { display: true, text: "count" } },
-        share: { position: "right", min: 0, max: 1, grid: { drawOnChartArea: false }, ticks: { format: { style: "percent" } } },
+        share: { position: "right", min: 0, max: 1, grid: { drawOnChartArea: false }, ticks: PERCENT_TICKS },
       },
       plugins: { legend: { labels: { usePointStyle: true } } },
     },

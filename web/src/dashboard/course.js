@@ -33,7 +33,7 @@ export async function renderCourse(container, api, onOpen) {
         "table",
         { class: "data overview", id: "exercises" },
         h("caption", {}, "Every exercise of the course: open one for its figures"),
-        h("thead", {}, h("tr", {}, columns.map((name) => h("th", { scope: "col" }, name)))),
+        h("thead", {}, h("tr", {}, columns.map((name, i) => h("th", { scope: "col", class: i ? "num" : "" }, name)))),
         h("tbody", {}, rows),
       ),
     ),

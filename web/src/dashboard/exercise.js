@@ -3,7 +3,7 @@
 // answers no known mistake explains), the properties, attempts until the first pass, and all
 // of it day by day. Then what staff do about it: export, regrade, policy.
 import { h } from "../dom.js";
-import { barChart, dataTable, lineChart } from "./charts.js";
+import { barChart, dataTable, drawCharts, lineChart } from "./charts.js";
 import { download } from "./download.js";
 import { count, percent, shareOf } from "./format.js";
 import { policyForm } from "./policy.js";
@@ -15,7 +15,7 @@ function keyFigures(stats) {
   const figures = [
     ["Submissions", count(stats.submissions)],
     ["Students", count(stats.students)],
-    ["Passed", `${count(stats.passed_students)} (${percent(passedShare)})`],
+    ["Passed", [count(stats.passed_students), h("small", {}, ` (${percent(passedShare)})`)]],
     ["Median attempts to pass", median === null ? "–" : String(median)],
     ["Outdated submissions", count(stats.outdated_submissions)],
   ];
@@ -148,5 +148,6 @@ export async function renderExercise(container, api, slug, onChanged) {
     ),
     h("div", { class: "figures" }, histogram(stats), attemptsToPass(stats), testPassRates(stats), misconceptions(stats), properties(stats), timeline(stats)),
   );
+  drawCharts();
   return stats;
 }

@@ -42,6 +42,7 @@ export async function renderStudent(container, api, studentId) {
   const code = h("div", { id: "submission-code", class: "editor viewer" });
   const report = h("div", { id: "submission-report", tabindex: "-1" });
   const heading = h("h3", { id: "submission-heading" }, "Choose a submission above");
+  const section = h("section", { class: "submission", "aria-labelledby": "submission-heading" }, heading, h("div", { class: "code-and-report" }, code, h("div", { class: "report" }, report)));
   let viewer = null;
   renderMessage(report, "Its report appears here.");
 
@@ -55,6 +56,8 @@ export async function renderStudent(container, api, studentId) {
       viewer = createViewer(code, { source: submission.source ?? "", label: `Code of ${summary.exercise}, read-only` });
       if (submission.report) renderReport(report, submission.report);
       else renderMessage(report, `Not graded yet (${submission.status}).`);
+      // The code and report come into view (the editor measures its lines once it is seen).
+      section.scrollIntoView({ block: "start" });
     } catch (error) {
       renderMessage(report, `Could not load that submission: ${error.message}`);
     }
@@ -85,7 +88,7 @@ export async function renderStudent(container, api, studentId) {
     h("h3", { id: "submissions-heading" }, `Submissions (${count(student.submissions.length)}), newest first`),
     h("p", { class: "toolbar" }, h("label", { for: "submission-filter" }, "Show"), filter),
     h("div", { class: "submissions-box" }, table("student-submissions", "Open one for its code and report", ["Submitted", "Exercise", "Result"], rows)),
-    h("section", { class: "submission", "aria-labelledby": "submission-heading" }, heading, h("div", { class: "code-and-report" }, code, h("div", { class: "report" }, report))),
+    section,
   );
   return student;
 }

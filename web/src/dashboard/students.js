@@ -100,7 +100,7 @@ export async function renderStudents(container, api, onOpen) {
         "table",
         { class: "data students", id: "students" },
         h("caption", {}, "Students of the course, by id"),
-        h("thead", {}, h("tr", {}, columns.map((name) => h("th", { scope: "col" }, name)))),
+        h("thead", {}, h("tr", {}, columns.map((name, i) => h("th", { scope: "col", class: i ? "num" : "" }, name)))),
         body,
       ),
     ),
