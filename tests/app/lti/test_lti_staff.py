@@ -26,8 +26,9 @@ TEACHING_ASSISTANT = f"{LIS}membership/Instructor#TeachingAssistant"
 
 
 @pytest.fixture
-def tool(make_settings: SettingsFactory, grader: Grader) -> Iterator[TestClient]:
-    with serve_tool(make_settings(), grader) as client:
+def tool(make_settings: SettingsFactory, grader: Grader, database_url: str) -> Iterator[TestClient]:
+    """On SQLite and on PostgreSQL: the launch finds the platform's course by SQL."""
+    with serve_tool(make_settings(database_url=database_url), grader) as client:
         yield client
 
 
