@@ -12,7 +12,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, distinct, exists, func, select
+from sqlalchemy import ColumnElement, case, distinct, exists, func, select
 from sqlalchemy.orm import Session
 
 from app.models import (
@@ -272,24 +272,21 @@ def _properties(session: Session, course_id: int, exercise: Exercise) -> list[Pr
 
 
 def _attempts_to_pass(session: Session, course_id: int, slug: str, students: int) -> AttemptsToPass:
-    first_pass = (
-        select(Submission.student_id, func.min(Submission.id).label("first_id"))
-        .where(graded(course_id, slug), PASSED, Submission.student_id.is_not(None))
-        .group_by(Submission.student_id)
+    numbered = (
+        select(
+            Submission.student_id,
+            Submission.report_status,
+            func.row_number()
+            .over(partition_by=Submission.student_id, order_by=Submission.id)
+            .label("attempt"),
+        )
+        .where(graded(course_id, slug), Submission.student_id.is_not(None))
         .subquery()
     )
-    # A student's attempts until their first pass: their submissions up to it, it included.
     until_pass = (
-        select(first_pass.c.student_id, func.count().label("attempts"))
-        .join(
-            Submission,
-            and_(
-                Submission.student_id == first_pass.c.student_id,
-                Submission.id <= first_pass.c.first_id,
-                graded(course_id, slug),
-            ),
-        )
-        .group_by(first_pass.c.student_id)
+        select(func.min(numbered.c.attempt).label("attempts"))
+        .where(numbered.c.report_status == ReportStatus.PASSED.value)
+        .group_by(numbered.c.student_id)
         .subquery()
     )
     histogram = session.execute(
