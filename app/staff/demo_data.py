@@ -157,7 +157,7 @@ class _ExerciseModel:
     def attempts(self, rng: random.Random, skill: float, limit: int) -> list[Attempt]:
         """One student's submissions, in order."""
         bugs = self.bugs_of(rng, skill)
-        patience = rng.randint(3, limit)
+        patience = rng.randint(min(3, limit), limit)
         made: list[Attempt] = []
         while len(made) < limit:
             chance = rng.random()
