@@ -59,11 +59,15 @@ def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:
     return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
 
 
+def _outdated(current: ColumnElement[Any] | str) -> ColumnElement[bool]:
+    """Graded with another version than `current`, or with none (its exercise was broken)."""
+    return func.coalesce(Submission.exercise_version, "") != current
+
+
 def course_exercises(session: Session, course: Course, catalog: Catalog) -> CourseExercises:
     """Every exercise served, with its totals: two grouped queries for the whole course."""
     versions = {exercise.spec.slug: exercise.version for exercise in catalog}
-    current = case(versions, value=Submission.exercise) if versions else Submission.exercise_version
-    outdated = Submission.exercise_version != current
+    current = case(versions, value=Submission.exercise, else_="")
     totals = {
         row.exercise: row
         for row in session.execute(
@@ -72,7 +76,7 @@ def course_exercises(session: Session, course: Course, catalog: Catalog) -> Cour
                 func.count().label("submissions"),
                 func.count(distinct(Submission.student_id)).label("students"),
                 _students(PASSED).label("passed_students"),
-                _count(outdated).label("outdated"),
+                _count(_outdated(current)).label("outdated"),
             )
             .where(graded(course.id))
             .group_by(Submission.exercise)
@@ -111,7 +115,7 @@ def exercise_stats(session: Session, course: Course, exercise: Exercise) -> Exer
             func.count().label("submissions"),
             func.count(distinct(Submission.student_id)).label("students"),
             _students(PASSED).label("passed_students"),
-            _count(Submission.exercise_version != exercise.version).label("outdated"),
+            _count(_outdated(exercise.version)).label("outdated"),
         ).where(graded(course.id, slug))
     ).one()
     policy = session.scalar(

@@ -192,10 +192,11 @@ def test_misconceptions_share_the_failing_students_and_an_unknown_code_shows_as_
     assert list(known)[:3] == ["missing-scaling", "no-causal-mask", "retired-mistake"]
 
 
-def test_outdated_submissions_are_those_graded_with_another_version(
+def test_outdated_submissions_are_those_graded_with_another_version_or_none(
     database: Database, course: Course, class_: Class, seed: Exercise, catalog: Catalog
 ) -> None:
     class_.submit(seed, "ada", Outcome.PASSED, version="000000000000")
+    class_.submit(seed, "ada", Outcome.FAULT, version=None)  # graded while the exercise broke
     class_.submit(seed, "ada", Outcome.PASSED)
     class_.next_day()
     class_.submit(seed, "bob", failing(seed, 5))
@@ -208,9 +209,9 @@ def test_outdated_submissions_are_those_graded_with_another_version(
             if row.exercise == SEED
         ]
 
-    assert figures["outdated_submissions"] == row.outdated_submissions == 1
+    assert figures["outdated_submissions"] == row.outdated_submissions == 2
     assert [(day["submissions"], day["passed_submissions"]) for day in figures["timeline"]] == [
-        (2, 2),
+        (3, 2),
         (1, 0),
     ]
     assert figures["timeline"][1]["mean_score"] == 0.5
