@@ -195,10 +195,16 @@ def _tests(session: Session, course_id: int, exercise: Exercise) -> list[TestFig
 
 def _misconceptions(session: Session, course_id: int, exercise: Exercise) -> Misconceptions:
     slug = exercise.spec.slug
+    undiagnosed = ~exists().where(
+        ReportOutcome.submission_id == Submission.id, ReportOutcome.kind == OutcomeKind.FINDING
+    )
     failing = session.execute(
-        select(func.count().label("submissions"), _students(FAILING).label("students")).where(
-            graded(course_id, slug), FAILING
-        )
+        select(
+            func.count().label("submissions"),
+            _students(FAILING).label("students"),
+            _count(undiagnosed).label("unknown_submissions"),
+            _students(undiagnosed).label("unknown_students"),
+        ).where(graded(course_id, slug), FAILING)
     ).one()
     found = session.execute(
         select(
@@ -209,12 +215,6 @@ def _misconceptions(session: Session, course_id: int, exercise: Exercise) -> Mis
         .where(*_outcomes(course_id, slug, OutcomeKind.FINDING), FAILING)
         .group_by(ReportOutcome.name)
     ).all()
-    diagnosed = exists().where(
-        ReportOutcome.submission_id == Submission.id, ReportOutcome.kind == OutcomeKind.FINDING
-    )
-    unknown = session.execute(
-        select(func.count(), _students(FAILING)).where(graded(course_id, slug), FAILING, ~diagnosed)
-    ).one()
     return Misconceptions(
         failing_students=failing.students,
         failing_submissions=failing.submissions,
@@ -224,9 +224,9 @@ def _misconceptions(session: Session, course_id: int, exercise: Exercise) -> Mis
             failing.students,
         ),
         unrecognised=Unrecognised(
-            students=unknown[1],
-            submissions=unknown[0],
-            share=_ratio(unknown[1], failing.students) or 0.0,
+            students=failing.unknown_students,
+            submissions=failing.unknown_submissions,
+            share=_ratio(failing.unknown_students, failing.students) or 0.0,
         ),
     )
 
