@@ -123,7 +123,7 @@ class _ExerciseModel:
 
     def _known_bug(self, code: str, tests: list[str], rng: random.Random) -> Bug:
         # A mistake that changes nothing on a small case (one head, one token) passes it.
-        spared = rng.choice((0, 0, 1, 2))
+        spared = rng.choice((0, 0, 1, 2, 4))
         broken = {Property.CAUSAL} if "causal" in code or "queries" in code else set()
         broken |= {Property.BATCH_INDEPENDENT} if "batch" in code else set()
         wanted = set(self.exercise.spec.properties)
@@ -135,6 +135,8 @@ class _ExerciseModel:
         hidden = [t.name for t in self.exercise.spec.tests if t.visibility is Visibility.HIDDEN]
         if n < 3:  # right in general, wrong at an edge that only hidden tests reach
             return Bug(None, frozenset(rng.sample(hidden, 1 + n % 2)))
+        if n == 3:  # right on some shapes only
+            return Bug(None, frozenset(rng.sample(tests, len(tests) // 2)))
         crashes = n == 5
         wanted = set(self.exercise.spec.properties) & {Property.BATCH_INDEPENDENT}
         broken = frozenset(wanted) if n == 4 else frozenset()
@@ -155,21 +157,21 @@ class _ExerciseModel:
     def attempts(self, rng: random.Random, skill: float, limit: int) -> list[Attempt]:
         """One student's submissions, in order."""
         bugs = self.bugs_of(rng, skill)
-        patience = rng.randint(limit // 2, limit)
+        patience = rng.randint(min(3, limit), limit)
         made: list[Attempt] = []
         while len(made) < limit:
             chance = rng.random()
             if chance < 0.01:
                 made.append(Outcome.FAULT)
             elif Outcome.PASSED in made:  # tidying up after a pass: now and then a regression
-                made.append(rng.choice(self.unknown[:3]) if chance < 0.2 else Outcome.PASSED)
+                made.append(rng.choice(self.unknown[:3]) if chance < 0.04 else Outcome.PASSED)
                 if rng.random() < 0.08:
                     break
             elif chance < 0.05 and len(made) < 3:
                 made.append(Outcome.REFUSED)
             elif bugs:
                 made.append(bugs[0])
-                if rng.random() < 0.1 + 0.4 * skill:
+                if rng.random() < 0.08 + 0.35 * skill:
                     bugs.pop(0)
                 if len(made) >= patience:
                     break

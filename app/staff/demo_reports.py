@@ -49,7 +49,7 @@ _UNJUDGED = "not checked: no visible test produced an output of the right shape"
 
 
 def build_report(
-    exercise: Exercise, attempt: Attempt, version: str, mistakes: dict[str, str]
+    exercise: Exercise, attempt: Attempt, version: str | None, mistakes: dict[str, str]
 ) -> Report:
     """The report of one attempt, graded with `version`; `mistakes` gives findings their
     messages."""
@@ -61,7 +61,9 @@ def build_report(
     return _graded(exercise, bug, version, mistakes)
 
 
-def _graded(exercise: Exercise, bug: Bug | None, version: str, mistakes: dict[str, str]) -> Report:
+def _graded(
+    exercise: Exercise, bug: Bug | None, version: str | None, mistakes: dict[str, str]
+) -> Report:
     failed = bug.failed if bug else frozenset()
     crashes = bug is not None and bug.crashes
     tests = [_test(test, test.name in failed, crashes) for test in exercise.spec.tests]
@@ -127,7 +129,7 @@ def _properties(exercise: Exercise, bug: Bug | None) -> list[PropertyCheck]:
     return checks
 
 
-def _refused(exercise: Exercise, version: str) -> Report:
+def _refused(exercise: Exercise, version: str | None) -> Report:
     refusal = f"refused before running: {_REFUSAL}"
     tests = [
         TestResult(
@@ -152,7 +154,7 @@ def _refused(exercise: Exercise, version: str) -> Report:
     )
 
 
-def _fault(exercise: Exercise, version: str) -> Report:
+def _fault(exercise: Exercise, version: str | None) -> Report:
     message = f"not graded: {_FAULT} (a grader fault, not your code)"
     tests = [
         TestResult(

@@ -12,7 +12,7 @@ from fastapi.responses import Response, StreamingResponse
 from app.deps import CatalogDep, ExerciseDep, SessionDep
 from app.problem_docs import responses
 from app.problems import CourseNotFound, ExerciseUnavailable, Unauthorized, UnknownExercise
-from app.staff import exports, policies, stats, students
+from app.staff import examples, exports, policies, stats, students
 from app.staff.deps import StaffCourseDep
 from app.staff.schemas import (
     CourseExercises,
@@ -94,7 +94,13 @@ def get_student(
     "/gradebook.csv",
     summary="The gradebook, as CSV",
     response_class=Response,
-    responses={200: {"content": {"text/csv": {}}, "description": "the gradebook"}, **_COURSE},
+    responses={
+        200: {
+            "content": {"text/csv": {"example": examples.GRADEBOOK_CSV}},
+            "description": "the gradebook",
+        },
+        **_COURSE,
+    },
 )
 def gradebook(course: StaffCourseDep, session: SessionDep, catalog: CatalogDep) -> Response:
     """One row per student, a column per exercise: the best or the latest score, as each
@@ -112,7 +118,15 @@ def gradebook(course: StaffCourseDep, session: SessionDep, catalog: CatalogDep) 
     summary="Every submission of an exercise: code and report",
     response_class=StreamingResponse,
     responses={
-        200: {"content": {"application/zip": {}}, "description": "the submissions"},
+        200: {
+            "content": {
+                "application/zip": {
+                    "schema": {"type": "string", "format": "binary"},
+                    "example": examples.EXPORT_ZIP,
+                }
+            },
+            "description": "the submissions",
+        },
         **_EXERCISE,
     },
 )

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.models import GradebookScore
+from app.staff import examples
 from app.submissions.schemas import SubmissionSummary
 from grader.spec import Visibility
 
@@ -35,6 +36,8 @@ class ExerciseSummary(BaseModel):
 
 
 class CourseExercises(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.COURSE_EXERCISES]})
+
     course: str
     exercises: list[ExerciseSummary] = Field(description="every exercise served, tried or not")
 
@@ -119,6 +122,8 @@ class Day(BaseModel):
 
 
 class ExerciseStats(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.EXERCISE_STATS]})
+
     course: str
     exercise: str
     title: str
@@ -150,6 +155,8 @@ class StudentRow(BaseModel):
 
 
 class CourseStudents(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.COURSE_STUDENTS]})
+
     exercises: list[str]
     students: list[StudentRow]
 
@@ -161,6 +168,8 @@ class StudentExerciseDetail(StudentExercise):
 
 
 class StudentDetail(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.STUDENT_DETAIL]})
+
     student_id: str
     exercises: list[StudentExerciseDetail] = Field(description="those the student tried")
     submissions: list[SubmissionSummary] = Field(
@@ -169,6 +178,8 @@ class StudentDetail(BaseModel):
 
 
 class ExercisePolicyBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.POLICY]})
+
     gradebook: GradebookScore = Field(
         default=GradebookScore.BEST, description="which score the gradebook takes"
     )

@@ -12,7 +12,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, distinct, exists, func, select
+from sqlalchemy import ColumnElement, case, distinct, exists, func, select
 from sqlalchemy.orm import Session
 
 from app.models import (
@@ -59,11 +59,15 @@ def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:
     return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
 
 
+def _outdated(current: ColumnElement[Any] | str) -> ColumnElement[bool]:
+    """Graded with another version than `current`, or with none (its exercise was broken)."""
+    return func.coalesce(Submission.exercise_version, "") != current
+
+
 def course_exercises(session: Session, course: Course, catalog: Catalog) -> CourseExercises:
     """Every exercise served, with its totals: two grouped queries for the whole course."""
     versions = {exercise.spec.slug: exercise.version for exercise in catalog}
-    current = case(versions, value=Submission.exercise) if versions else Submission.exercise_version
-    outdated = Submission.exercise_version != current
+    current = case(versions, value=Submission.exercise, else_="")
     totals = {
         row.exercise: row
         for row in session.execute(
@@ -72,7 +76,7 @@ def course_exercises(session: Session, course: Course, catalog: Catalog) -> Cour
                 func.count().label("submissions"),
                 func.count(distinct(Submission.student_id)).label("students"),
                 _students(PASSED).label("passed_students"),
-                _count(outdated).label("outdated"),
+                _count(_outdated(current)).label("outdated"),
             )
             .where(graded(course.id))
             .group_by(Submission.exercise)
@@ -111,7 +115,7 @@ def exercise_stats(session: Session, course: Course, exercise: Exercise) -> Exer
             func.count().label("submissions"),
             func.count(distinct(Submission.student_id)).label("students"),
             _students(PASSED).label("passed_students"),
-            _count(Submission.exercise_version != exercise.version).label("outdated"),
+            _count(_outdated(exercise.version)).label("outdated"),
         ).where(graded(course.id, slug))
     ).one()
     policy = session.scalar(
@@ -191,10 +195,16 @@ def _tests(session: Session, course_id: int, exercise: Exercise) -> list[TestFig
 
 def _misconceptions(session: Session, course_id: int, exercise: Exercise) -> Misconceptions:
     slug = exercise.spec.slug
+    undiagnosed = ~exists().where(
+        ReportOutcome.submission_id == Submission.id, ReportOutcome.kind == OutcomeKind.FINDING
+    )
     failing = session.execute(
-        select(func.count().label("submissions"), _students(FAILING).label("students")).where(
-            graded(course_id, slug), FAILING
-        )
+        select(
+            func.count().label("submissions"),
+            _students(FAILING).label("students"),
+            _count(undiagnosed).label("unknown_submissions"),
+            _students(undiagnosed).label("unknown_students"),
+        ).where(graded(course_id, slug), FAILING)
     ).one()
     found = session.execute(
         select(
@@ -205,12 +215,6 @@ def _misconceptions(session: Session, course_id: int, exercise: Exercise) -> Mis
         .where(*_outcomes(course_id, slug, OutcomeKind.FINDING), FAILING)
         .group_by(ReportOutcome.name)
     ).all()
-    diagnosed = exists().where(
-        ReportOutcome.submission_id == Submission.id, ReportOutcome.kind == OutcomeKind.FINDING
-    )
-    unknown = session.execute(
-        select(func.count(), _students(FAILING)).where(graded(course_id, slug), FAILING, ~diagnosed)
-    ).one()
     return Misconceptions(
         failing_students=failing.students,
         failing_submissions=failing.submissions,
@@ -220,9 +224,9 @@ def _misconceptions(session: Session, course_id: int, exercise: Exercise) -> Mis
             failing.students,
         ),
         unrecognised=Unrecognised(
-            students=unknown[1],
-            submissions=unknown[0],
-            share=_ratio(unknown[1], failing.students) or 0.0,
+            students=failing.unknown_students,
+            submissions=failing.unknown_submissions,
+            share=_ratio(failing.unknown_students, failing.students) or 0.0,
         ),
     )
 
@@ -272,24 +276,21 @@ def _properties(session: Session, course_id: int, exercise: Exercise) -> list[Pr
 
 
 def _attempts_to_pass(session: Session, course_id: int, slug: str, students: int) -> AttemptsToPass:
-    first_pass = (
-        select(Submission.student_id, func.min(Submission.id).label("first_id"))
-        .where(graded(course_id, slug), PASSED, Submission.student_id.is_not(None))
-        .group_by(Submission.student_id)
+    numbered = (
+        select(
+            Submission.student_id,
+            Submission.report_status,
+            func.row_number()
+            .over(partition_by=Submission.student_id, order_by=Submission.id)
+            .label("attempt"),
+        )
+        .where(graded(course_id, slug), Submission.student_id.is_not(None))
         .subquery()
     )
-    # A student's attempts until their first pass: their submissions up to it, it included.
     until_pass = (
-        select(first_pass.c.student_id, func.count().label("attempts"))
-        .join(
-            Submission,
-            and_(
-                Submission.student_id == first_pass.c.student_id,
-                Submission.id <= first_pass.c.first_id,
-                graded(course_id, slug),
-            ),
-        )
-        .group_by(first_pass.c.student_id)
+        select(func.min(numbered.c.attempt).label("attempts"))
+        .where(numbered.c.report_status == ReportStatus.PASSED.value)
+        .group_by(numbered.c.student_id)
         .subquery()
     )
     histogram = session.execute(

@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from app.db import Database
@@ -100,3 +102,17 @@ def test_demo_course_seeds_a_new_course_and_refuses_one_with_submissions(tmp_pat
         database.close()
     assert attempts and {student for _, student, _, _ in attempts} >= {"student-0001"}
     assert again.returncode == 2 and "has submissions already" in again.stderr
+
+
+@pytest.mark.parametrize("attempts", [1, 2])
+def test_no_student_makes_more_attempts_than_asked(
+    tmp_path: Path, catalog: Catalog, attempts: int
+) -> None:
+    database = Database.from_url(f"sqlite:///{tmp_path / 'demo.db'}")
+    database.migrate()
+    seed_course(database, catalog, "demo", students=30, attempts=attempts, start=START)
+    with database.session() as session:
+        made = Counter(session.execute(select(Submission.student_id, Submission.exercise)).all())
+    database.close()
+
+    assert max(count for (student, _), count in made.items() if student) == attempts

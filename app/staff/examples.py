@@ -1,0 +1,112 @@
+"""Examples of the staff routes' answers, for their OpenAPI documentation (app.staff.schemas):
+figures of a seeded class (`autograder demo-course`), shortened."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SEED = "multi-headed-self-attention"
+_TITLE = "Multi-Headed Self-Attention"
+
+COURSE_EXERCISES: dict[str, Any] = {
+    "course": "ml-101",
+    "exercises": [
+        {
+            "exercise": _SEED,
+            "title": _TITLE,
+            "submissions": 11904,
+            "students": 911,
+            "passed_students": 842,
+            "mean_score": 0.93,
+            "outdated_submissions": 0,
+        }
+    ],
+}
+
+EXERCISE_STATS: dict[str, Any] = {
+    "course": "ml-101",
+    "exercise": _SEED,
+    "title": _TITLE,
+    "version": "ccb3ccfa42d0",
+    "gradebook": "best",
+    "submissions": 11904,
+    "students": 911,
+    "passed_students": 842,
+    "outdated_submissions": 0,
+    "score_histogram": [
+        {"low": n / 10, "high": (n + 1) / 10, "students": count}
+        for n, count in enumerate([12, 31, 14, 0, 0, 0, 0, 0, 6, 848])
+    ],
+    "tests": [
+        {
+            "name": "batch 1, 2 heads",
+            "visibility": "visible",
+            "submissions": 11702,
+            "passed": 8990,
+            "pass_rate": 0.768,
+        }
+    ],
+    "misconceptions": {
+        "failing_students": 840,
+        "failing_submissions": 4587,
+        "known": [
+            {
+                "code": "missing-scaling",
+                "message": "Your output matches attention without the 1/sqrt(d) scaling: divide "
+                "the scores q @ k^T by the square root of the head size before the softmax.",
+                "students": 319,
+                "submissions": 1062,
+                "share": 0.38,
+            }
+        ],
+        "unrecognised": {"students": 276, "submissions": 1190, "share": 0.329},
+    },
+    "properties": [{"name": "causal", "checked": 11650, "failed": 1304, "failed_students": 288}],
+    "attempts_to_pass": {
+        "histogram": [{"attempts": 1, "students": 301}, {"attempts": 2, "students": 97}],
+        "median": 3.0,
+        "never_passed": 69,
+    },
+    "timeline": [
+        {
+            "day": "2026-09-01",
+            "submissions": 1322,
+            "students": 412,
+            "passed_submissions": 655,
+            "mean_score": 0.61,
+        }
+    ],
+}
+
+_FIGURES = {"best": 10.0, "latest": 7.0, "max_score": 10.0, "attempts": 6, "passed": True}
+
+COURSE_STUDENTS: dict[str, Any] = {
+    "exercises": [_SEED, "scaled-dot-product-attention"],
+    "students": [{"student_id": "s1234567", "exercises": {_SEED: _FIGURES}}],
+}
+
+STUDENT_DETAIL: dict[str, Any] = {
+    "student_id": "s1234567",
+    "exercises": [{"exercise": _SEED, "title": _TITLE, "gradebook": "best", **_FIGURES}],
+    "submissions": [
+        {
+            "id": "01JD8Z6Q3M9V7N4K2P5R8T1W0X",
+            "exercise": _SEED,
+            "student_id": "s1234567",
+            "status": "done",
+            "result": "failed",
+            "score": 7.0,
+            "max_score": 10.0,
+            "created_at": "2026-11-22T17:00:00Z",
+            "finished_at": "2026-11-22T17:00:04Z",
+        }
+    ],
+}
+
+POLICY: dict[str, Any] = {"gradebook": "latest", "attempts": 5, "window_s": 86400}
+
+GRADEBOOK_CSV = (
+    f"student_id,fused-qkv-attention,{_SEED}\r\ns1234567,10,7\r\n'=not-a-formula,,10\r\n"
+)
+
+EXPORT_ZIP = "a zip of manifest.csv, submissions/<id>.py and submissions/<id>.json"

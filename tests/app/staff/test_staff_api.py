@@ -1,0 +1,231 @@
+"""The staff routes over HTTP, on SQLite and PostgreSQL: the course's staff (its admins and
+instructors) get every one, anyone else a 404 as for a course that does not exist; one
+student's page, the gradebook CSV (safe to open in a spreadsheet), the export zip, and the
+exercise policy's validation."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+from dataclasses import dataclass
+from datetime import timedelta
+
+import pytest
+from app_support import ClientFactory, SettingsFactory
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+from staff_support import Class, failing
+
+from app import student_links
+from app.api_keys import create_key
+from app.models import Course, Role
+from app.staff.demo_reports import Outcome
+from grader.catalog import Catalog
+
+SEED = "multi-headed-self-attention"
+COURSE = "ml-101"
+ROUTES = [
+    ("GET", "/exercises"),
+    ("GET", f"/exercises/{SEED}/stats"),
+    ("GET", "/students"),
+    ("GET", "/students/ada"),
+    ("GET", "/gradebook.csv"),
+    ("GET", f"/exercises/{SEED}/export.zip"),
+    ("GET", f"/exercises/{SEED}/policy"),
+    ("PUT", f"/exercises/{SEED}/policy"),
+]
+# Student ids a spreadsheet would run as formulas, unless written as text.
+FORMULAS = ['=HYPERLINK("http://x")', "+1", "-1", "@SUM(A1)", "\tx"]
+
+
+@dataclass(frozen=True)
+class Staffed:
+    client: TestClient
+    keys: dict[str, str]  # caller → API key or student link token
+    class_: Class
+
+    def call(self, caller: str, method: str, path: str, course: str = COURSE) -> int:
+        body = {"gradebook": "best"} if method == "PUT" else None
+        response = self.client.request(
+            method, f"/v1/courses/{course}{path}", json=body, headers=self.headers(caller)
+        )
+        return response.status_code
+
+    def headers(self, caller: str) -> dict[str, str]:
+        return {"X-API-Key": self.keys[caller]}
+
+
+@pytest.fixture
+def staffed(
+    make_client: ClientFactory, make_settings: SettingsFactory, database_url: str
+) -> Staffed:
+    client = make_client(make_settings(require_api_keys=True, database_url=database_url))
+    api = client.app.state.api  # type: ignore[attr-defined]
+    keys = {}
+    with api.database.session() as session:
+        for name, course, role in (
+            ("admin", COURSE, Role.ADMIN),
+            ("instructor", COURSE, Role.INSTRUCTOR),
+            ("submitter", COURSE, Role.SUBMITTER),
+            ("other course's instructor", "cv-202", Role.INSTRUCTOR),
+        ):
+            _, keys[name] = create_key(session, name, course=course, role=role)
+        _, keys["student"] = student_links.mint(
+            session, api.settings, course=COURSE, student="ada", lifetime=timedelta(days=1)
+        )
+        course_id = session.scalars(select(Course.id).where(Course.slug == COURSE)).one()
+    return Staffed(client, keys, Class(api.database, course_id))
+
+
+def test_the_course_s_staff_get_every_route_and_anyone_else_a_404(
+    staffed: Staffed, catalog: Catalog
+) -> None:
+    staffed.class_.submit(catalog.get(SEED), "ada")
+    for method, path in ROUTES:
+        for caller in ("admin", "instructor"):
+            assert staffed.call(caller, method, path) == 200, (caller, method, path)
+        for caller in ("submitter", "student", "other course's instructor"):
+            assert staffed.call(caller, method, path) == 404, (caller, method, path)
+        assert staffed.call("admin", method, path, course="no-such-course") == 404
+
+
+def test_a_non_staff_caller_is_told_only_that_there_is_no_such_course(staffed: Staffed) -> None:
+    response = staffed.client.get(
+        f"/v1/courses/{COURSE}/students", headers=staffed.headers("submitter")
+    )
+
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["type"] == "urn:autograder:problem:unknown-course"
+
+
+def test_one_student_s_page_has_their_scores_and_submissions_newest_first(
+    staffed: Staffed, catalog: Catalog
+) -> None:
+    seed = catalog.get(SEED)
+    first = staffed.class_.submit(seed, "ada", failing(seed, 4, "missing-scaling"))
+    last = staffed.class_.submit(seed, "ada", Outcome.PASSED)
+    staffed.class_.submit(seed, "bob", Outcome.PASSED)
+
+    page = staffed.client.get(
+        f"/v1/courses/{COURSE}/students/ada", headers=staffed.headers("instructor")
+    ).json()
+
+    assert page["student_id"] == "ada"
+    assert [row["id"] for row in page["submissions"]] == [last, first]
+    (exercise,) = page["exercises"]
+    assert exercise | {"title": None} == {
+        "exercise": SEED,
+        "title": None,
+        "gradebook": "best",
+        "best": 10.0,
+        "latest": 10.0,
+        "max_score": 10.0,
+        "attempts": 2,
+        "passed": True,
+    }
+    source = staffed.client.get(f"/v1/submissions/{first}", headers=staffed.headers("instructor"))
+    assert source.json()["source"] == "print('hi')\n"  # the code, read through the same key
+
+
+def test_the_gradebook_has_a_row_per_student_and_the_policy_s_score_as_text_in_a_spreadsheet(
+    staffed: Staffed, catalog: Catalog
+) -> None:
+    seed = catalog.get(SEED)
+    for student in FORMULAS:
+        staffed.class_.submit(seed, student, Outcome.PASSED)
+    staffed.class_.submit(seed, "ada", Outcome.PASSED)
+    staffed.class_.submit(seed, "ada", failing(seed, 7))
+    admin = staffed.headers("admin")
+
+    best = staffed.client.get(f"/v1/courses/{COURSE}/gradebook.csv", headers=admin)
+    staffed.client.put(
+        f"/v1/courses/{COURSE}/exercises/{SEED}/policy", json={"gradebook": "latest"}, headers=admin
+    )
+    latest = staffed.client.get(f"/v1/courses/{COURSE}/gradebook.csv", headers=admin)
+
+    assert best.headers["content-type"].startswith("text/csv")
+    assert "attachment" in best.headers["content-disposition"]
+    rows = list(csv.reader(io.StringIO(best.text)))
+    assert rows[0] == ["student_id", *catalog.slugs()]
+    column = rows[0].index(SEED)
+    scores = {row[0]: row[column] for row in rows[1:]}
+    assert scores["ada"] == "10"
+    assert {student for student in scores if student != "ada"} == {f"'{s}" for s in FORMULAS}
+    assert {row[rows[0].index("scaled-dot-product-attention")] for row in rows[1:]} == {""}
+    latest_scores = {row[0]: row[column] for row in csv.reader(io.StringIO(latest.text))}
+    assert latest_scores["ada"] == "3"
+
+
+def test_the_export_holds_every_submission_s_code_and_report_and_a_manifest(
+    staffed: Staffed, catalog: Catalog
+) -> None:
+    seed = catalog.get(SEED)
+    ids = [
+        staffed.class_.submit(seed, "ada", failing(seed, 2), source="x = 1\n"),
+        staffed.class_.submit(seed, "=cmd", Outcome.PASSED, source="y = 2\n"),
+    ]
+    other = catalog.get("scaled-dot-product-attention")
+    staffed.class_.submit(other, "ada", Outcome.PASSED)
+
+    response = staffed.client.get(
+        f"/v1/courses/{COURSE}/exercises/{SEED}/export.zip", headers=staffed.headers("admin")
+    )
+
+    assert response.headers["content-type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    assert sorted(archive.namelist()) == sorted(
+        ["manifest.csv", *(f"submissions/{i}.{ext}" for i in ids for ext in ("py", "json"))]
+    )
+    assert archive.read(f"submissions/{ids[0]}.py") == b"x = 1\n"
+    report = json.loads(archive.read(f"submissions/{ids[0]}.json"))
+    assert (report["exercise"], report["status"], report["score"]) == (SEED, "failed", 8.0)
+    manifest = list(csv.DictReader(io.StringIO(archive.read("manifest.csv").decode())))
+    assert [(row["id"], row["student_id"], row["report_status"]) for row in manifest] == [
+        (ids[0], "ada", "failed"),
+        (ids[1], "'=cmd", "passed"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"attempts": 5},
+        {"window_s": 3600},
+        {"attempts": 0, "window_s": 3600},
+        {"gradebook": "median"},
+    ],
+)
+def test_a_policy_with_half_a_budget_or_an_unknown_score_is_refused(
+    staffed: Staffed, body: dict[str, object]
+) -> None:
+    path = f"/v1/courses/{COURSE}/exercises/{SEED}/policy"
+    admin = staffed.headers("admin")
+
+    response = staffed.client.put(path, json=body, headers=admin)
+
+    assert response.status_code == 422
+    assert staffed.client.get(path, headers=admin).json() == {
+        "gradebook": "best",
+        "attempts": None,
+        "window_s": None,
+    }
+
+
+def test_a_policy_is_stored_and_replaced_whole(staffed: Staffed) -> None:
+    path = f"/v1/courses/{COURSE}/exercises/{SEED}/policy"
+    admin = staffed.headers("admin")
+    budget = {"gradebook": "latest", "attempts": 5, "window_s": 3600}
+
+    assert staffed.client.put(path, json=budget, headers=admin).json() == budget
+    assert staffed.client.get(path, headers=admin).json() == budget
+    staffed.client.put(path, json={"gradebook": "best"}, headers=admin)
+    assert staffed.client.get(path, headers=admin).json() == {
+        "gradebook": "best",
+        "attempts": None,
+        "window_s": None,
+    }
+    unknown = staffed.client.get(f"/v1/courses/{COURSE}/exercises/nope/policy", headers=admin)
+    assert unknown.status_code == 404
