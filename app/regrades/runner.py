@@ -39,7 +39,7 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, CursorResult, case, or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.db import Database
@@ -159,13 +159,17 @@ class RegradeRunner:
             )
 
     def _students_first(self) -> bool:
-        if len(self._context.held.snapshot()) >= self._settings.sandbox_slots:
-            return True
+        """Whether a student's submission waits for a grader, or this process's gradings of
+        students' submissions hold its every sandbox slot. Read from the rows: a claim turns a
+        queued row into one running under this process's name in one UPDATE (app.leases), so
+        no submission is ever neither."""
+        waiting = func.sum(case((Submission.status == SubmissionStatus.QUEUED, 1), else_=0))
+        mine = func.sum(case((Submission.lease_holder == self._context.holder, 1), else_=0))
         with self._database.session() as session:
-            queued = session.scalar(
-                select(Submission.id).where(Submission.status == SubmissionStatus.QUEUED).limit(1)
-            )
-        return queued is not None
+            queued, graded_here = session.execute(
+                select(waiting, mine).where(Submission.status != SubmissionStatus.DONE)
+            ).one()
+        return bool(queued) or (graded_here or 0) >= self._settings.sandbox_slots
 
     def _hold(self) -> _Held | None:
         """The regrade this runner holds, or one it may take, under a renewed lease."""
