@@ -17,8 +17,10 @@ Priority. A regrade grades one submission at a time, and only when no student's 
 queued and this process has a free sandbox slot: a student's submission waits at most for the
 one regrade grading in flight when it came, never behind the rest of the regrade. The test is
 the database, the same in both modes: a submission is stored queued before anything dispatches
-it, and stays queued until a grader claims it (app.leases). In scale-out that covers every
-worker's backlog: the messages in the broker and those a worker prefetched. A second Celery
+it, and stays queued until a grader claims it, which makes it running under that grader's name
+(app.leases); fewer such rows under this process's name than it has slots is a free slot. In
+scale-out that covers every worker's backlog: the messages in the broker and those a worker
+prefetched. A second Celery
 queue of lower priority would not give that: Redis orders priorities only approximately, a
 worker that took a regrade's message holds a slot with it while students' messages wait, and
 the regrade's progress would live in the broker, where a lost message loses it.
