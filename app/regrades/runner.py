@@ -17,8 +17,10 @@ Priority. A regrade grades one submission at a time, and only when no student's 
 queued and this process has a free sandbox slot: a student's submission waits at most for the
 one regrade grading in flight when it came, never behind the rest of the regrade. The test is
 the database, the same in both modes: a submission is stored queued before anything dispatches
-it, and stays queued until a grader claims it (app.leases). In scale-out that covers every
-worker's backlog: the messages in the broker and those a worker prefetched. A second Celery
+it, and stays queued until a grader claims it, which makes it running under that grader's name
+(app.leases); fewer such rows under this process's name than it has slots is a free slot. In
+scale-out that covers every worker's backlog: the messages in the broker and those a worker
+prefetched. A second Celery
 queue of lower priority would not give that: Redis orders priorities only approximately, a
 worker that took a regrade's message holds a slot with it while students' messages wait, and
 the regrade's progress would live in the broker, where a lost message loses it.
@@ -39,7 +41,7 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, CursorResult, case, or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.db import Database
@@ -159,13 +161,17 @@ class RegradeRunner:
             )
 
     def _students_first(self) -> bool:
-        if len(self._context.held.snapshot()) >= self._settings.sandbox_slots:
-            return True
+        """Whether a student's submission waits for a grader, or this process's gradings of
+        students' submissions hold its every sandbox slot. Read from the rows: a claim turns a
+        queued row into one running under this process's name in one UPDATE (app.leases), so
+        no submission is ever neither."""
+        waiting = func.sum(case((Submission.status == SubmissionStatus.QUEUED, 1), else_=0))
+        mine = func.sum(case((Submission.lease_holder == self._context.holder, 1), else_=0))
         with self._database.session() as session:
-            queued = session.scalar(
-                select(Submission.id).where(Submission.status == SubmissionStatus.QUEUED).limit(1)
-            )
-        return queued is not None
+            queued, graded_here = session.execute(
+                select(waiting, mine).where(Submission.status != SubmissionStatus.DONE)
+            ).one()
+        return bool(queued) or (graded_here or 0) >= self._settings.sandbox_slots
 
     def _hold(self) -> _Held | None:
         """The regrade this runner holds, or one it may take, under a renewed lease."""

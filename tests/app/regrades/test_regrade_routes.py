@@ -8,7 +8,15 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from app_support import CORRECT, SEED, ClientFactory, FakeSandbox, SettingsFactory, wait_until
+from app_support import (
+    CORRECT,
+    RUNS_PER_GRADING,
+    SEED,
+    ClientFactory,
+    FakeSandbox,
+    SettingsFactory,
+    wait_until,
+)
 from fastapi.testclient import TestClient
 from regrade_support import graded_earlier
 
@@ -202,3 +210,32 @@ def test_the_embedded_service_resumes_the_regrade_its_last_run_held_at_once(
     client = make_client(make_settings(database_url=database_url, regrade_poll_s=0.05))
     wait_until(lambda: regrade(client, {}, regrade_id, "default")["status"] == "done")
     assert regrade(client, {}, regrade_id, "default")["graded"] == 1
+
+
+def test_with_a_regrade_running_students_new_submissions_are_graded_before_its_next_one(
+    make_client: ClientFactory,
+    make_settings: SettingsFactory,
+    database_url: str,
+    sandbox: FakeSandbox,
+) -> None:
+    client = make_client(
+        make_settings(database_url=database_url, regrade_poll_s=0.05, sandbox_slots=1)
+    )
+    sources = [f"{CORRECT}\n# {n}\n" for n in range(4)]
+    for text in sources[:2]:
+        graded = client.post("/v1/submissions?wait=true", json={"exercise": SEED, "source": text})
+        assert graded.status_code == 200, graded.text
+    sandbox.gate.clear()
+    sandbox.runs.clear()
+    regrade_id = client.post(f"/v1/courses/default/exercises/{SEED}/regrades", json={}).json()["id"]
+    wait_until(lambda: sandbox.runs == sources[:1])  # the regrade's first grading is in flight
+    client.post("/v1/submissions", json={"exercise": SEED, "source": sources[2]})
+    wait_until(lambda: len(sandbox.runs) == 2)  # a student's, in the service's one slot
+    client.post("/v1/submissions", json={"exercise": SEED, "source": sources[3]})  # queued
+    sandbox.gate.set()
+    wait_until(lambda: regrade(client, {}, regrade_id, "default")["status"] == "done")
+
+    runs = sandbox.runs
+    students_last = max(index for index, text in enumerate(runs) if text in sources[2:])
+    assert runs.index(sources[1]) > students_last
+    assert [runs.count(text) for text in sources] == [RUNS_PER_GRADING] * 4

@@ -168,13 +168,17 @@ def test_students_submissions_are_graded_before_the_regrades_next_one(
     assert regrade_row(database, regrade_id).cursor == first
     grade_submission(student, GradingContext(make_settings(), database, grader, "grader"))
     # Its one sandbox slot busy with a student's grading, the process yields too.
-    busy = GradingContext(make_settings(sandbox_slots=1), database, grader, "runner-a")
-    busy.held.add(student)
-    assert RegradeRunner(busy).step() is Step.YIELDED
+    running = store_submission(
+        database, source=source(4), status=SubmissionStatus.RUNNING, lease_holder="runner-a"
+    )
+    assert stepped.step() is Step.YIELDED
+    grade_submission(running, GradingContext(make_settings(), database, grader, "runner-a"))
     assert stepped.step() is Step.GRADED
 
     assert sandbox.runs == [
-        text for text in (source(1), source(3), source(2)) for _ in range(RUNS_PER_GRADING)
+        text
+        for text in (source(1), source(3), source(4), source(2))
+        for _ in range(RUNS_PER_GRADING)
     ]
     assert regrade_row(database, regrade_id).cursor == second
 
@@ -302,3 +306,24 @@ def test_a_regrade_of_nothing_is_done_as_it_is_asked(database: Database, grader:
     regrade = regrade_row(database, request(database, grader))
     assert (regrade.status, regrade.total, regrade.last_id) == (RegradeStatus.DONE, 0, None)
     assert regrade.finished_at is not None
+
+
+def test_a_grading_that_fails_keeps_the_report_the_submission_had(
+    database: Database,
+    grader: Grader,
+    reports: dict[str, Report],
+    make_settings: SettingsFactory,
+) -> None:
+    # An exercise removed since: the grader fails on it, through no fault of the student.
+    gone = reports["correct"].model_copy(update={"exercise": "removed-since"})
+    submission = graded_earlier(database, source(1), gone)
+    with database.session() as session:
+        regrade_id = service.request(
+            session, DEFAULT_COURSE_ID, "removed-since", "", None, None
+        ).regrade.id
+    stepped = runner(make_settings, database, grader)
+    assert [stepped.step(), stepped.step()] == [Step.GRADED, Step.FINISHED]
+    regrade = regrade_row(database, regrade_id)
+    assert (regrade.graded, regrade.changed) == (1, 0)
+    assert history(database, submission) == []
+    assert load_submission(database, submission).report_status == "passed"
