@@ -52,7 +52,7 @@ const VIEWS = {
   exercises: showExercises,
   students: (where) =>
     where.student
-      ? renderStudent(view, api, where.student)
+      ? renderStudent(view, api, where.student, (message) => show().then(() => say(message)))
       : renderStudents(view, api, (student) => go({ view: "students", student })),
 };
 
@@ -86,6 +86,7 @@ async function show() {
     return;
   }
   signInForm.hidden = true;
+  say("");
   const where = place();
   markNavigation(where.view);
   destroyCharts();

@@ -1,17 +1,30 @@
 // The regrade of an exercise: how many submissions were graded with another version, a button
 // that regrades them all (POST .../regrades), and a progress bar that follows the regrade
-// until it is done, also one started before the page was opened.
+// until it is done, also one started before the page was opened. One student's regrade is
+// followed the same way (student.js).
 import { h } from "../dom.js";
 import { count } from "./format.js";
 
 const POLL_MS = 1000;
 const RUNNING = new Set(["queued", "running"]);
 
-function describe(regrade) {
+export function describeRegrade(regrade) {
   const changed = `${count(regrade.changed)} scores changed`;
   if (regrade.status === "done") return `Regraded ${count(regrade.graded)} of ${count(regrade.total)} submissions; ${changed}.`;
   if (regrade.status === "cancelled") return `Cancelled after ${count(regrade.graded)} of ${count(regrade.total)}; ${changed}.`;
   return `Regrading: ${count(regrade.graded)} of ${count(regrade.total)} submissions (${changed} so far)…`;
+}
+
+// Follows a regrade (GET .../regrades/<id> every POLL_MS) until it ends, or until `watched()`
+// says nobody looks any more; `show` gets each state. Resolves to the last one.
+export async function followRegrade(api, regrade, show, watched) {
+  let current = regrade;
+  for (;;) {
+    show(current);
+    if (!RUNNING.has(current.status) || !watched()) return current;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    current = await api.regrade(current.id);
+  }
 }
 
 export function regradePanel(api, stats, onFinished) {
@@ -33,17 +46,14 @@ export function regradePanel(api, stats, onFinished) {
   async function follow(regrade) {
     button.disabled = true;
     bar.hidden = false;
-    let current = regrade;
-    for (;;) {
+    const show = (current) => {
       bar.max = Math.max(current.total, 1);
       bar.value = current.graded;
-      line.textContent = describe(current);
-      if (!RUNNING.has(current.status) || !panel.isConnected) break;
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      current = await api.regrade(current.id);
-    }
+      line.textContent = describeRegrade(current);
+    };
+    const last = await followRegrade(api, regrade, show, () => panel.isConnected);
     button.disabled = false;
-    if (current.status === "done" && panel.isConnected) onFinished(describe(current));
+    if (last.status === "done" && panel.isConnected) onFinished(describeRegrade(last));
   }
 
   const failed = (error) => {
@@ -59,7 +69,7 @@ export function regradePanel(api, stats, onFinished) {
   api
     .regrades(stats.exercise)
     .then(({ regrades }) => {
-      const running = regrades.find((one) => RUNNING.has(one.status));
+      const running = regrades.find((one) => one.student_id === null && RUNNING.has(one.status));
       if (running) follow(running).catch(failed);
     })
     .catch(() => {}); // the list is a convenience: the button works without it

@@ -1,11 +1,12 @@
 // One student (GET .../students/<id>): the best and latest score per exercise and the attempts,
-// then every submission, newest first (filtered by exercise); opening one shows its code,
-// read-only and highlighted, with its report beside it (GET /v1/submissions/<id>, which shows
-// staff the code).
+// with a regrade of their submissions of each; then every submission, newest first (filtered by
+// exercise); opening one shows its code, read-only and highlighted, with its report beside it
+// (GET /v1/submissions/<id>, which shows staff the code).
 import { h } from "../dom.js";
 import { createViewer } from "../editor.js";
 import { renderMessage, renderReport } from "../report.js";
 import { count, score, when } from "./format.js";
+import { describeRegrade, followRegrade } from "./regrade.js";
 
 function table(id, caption, columns, rows) {
   return h(
@@ -17,7 +18,28 @@ function table(id, caption, columns, rows) {
   );
 }
 
-function exercisesTable(student) {
+// A regrade of this student's submissions of one exercise, followed on `line`; once done, the
+// view is drawn again with the new scores.
+function regradeButton(api, student, exercise, line, onChanged) {
+  const button = h("button", { type: "button", class: "link" }, "Regrade");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    const show = (regrade) => {
+      line.textContent = `${exercise}: ${describeRegrade(regrade)}`;
+    };
+    try {
+      const regrade = await api.startRegrade(exercise, student.student_id);
+      const last = await followRegrade(api, regrade, show, () => line.isConnected);
+      if (last.status === "done" && line.isConnected) onChanged(line.textContent);
+    } catch (error) {
+      line.textContent = `Could not regrade ${exercise}: ${error.message}`;
+    }
+    button.disabled = false;
+  });
+  return button;
+}
+
+function exercisesTable(api, student, line, onChanged) {
   const rows = student.exercises.map((one) =>
     h(
       "tr",
@@ -28,17 +50,20 @@ function exercisesTable(student) {
       h("td", {}, one.gradebook),
       h("td", { class: "num" }, count(one.attempts)),
       h("td", { class: one.passed ? "passed" : "" }, one.passed ? "yes" : "no"),
+      h("td", {}, regradeButton(api, student, one.exercise, line, onChanged)),
     ),
   );
-  return table("student-exercises", "Scores per exercise", ["Exercise", "Best", "Latest", "Gradebook takes", "Attempts", "Passed"], rows);
+  const columns = ["Exercise", "Best", "Latest", "Gradebook takes", "Attempts", "Passed", "Their submissions"];
+  return table("student-exercises", "Scores per exercise", columns, rows);
 }
 
 function verdict(summary) {
   return summary.status === "done" ? `${summary.result}, ${score(summary.score, summary.max_score)}` : summary.status;
 }
 
-export async function renderStudent(container, api, studentId) {
+export async function renderStudent(container, api, studentId, onChanged) {
   const student = await api.student(studentId);
+  const regradeLine = h("p", { id: "student-regrade-status", class: "status", role: "status" });
   const code = h("div", { id: "submission-code", class: "editor viewer" });
   const report = h("div", { id: "submission-report", tabindex: "-1" });
   const heading = h("h3", { id: "submission-heading" }, "Choose a submission above");
@@ -84,7 +109,8 @@ export async function renderStudent(container, api, studentId) {
 
   container.replaceChildren(
     h("h2", {}, "Student ", h("code", {}, student.student_id)),
-    exercisesTable(student),
+    exercisesTable(api, student, regradeLine, onChanged),
+    regradeLine,
     h("h3", { id: "submissions-heading" }, `Submissions (${count(student.submissions.length)}), newest first`),
     h("p", { class: "toolbar" }, h("label", { for: "submission-filter" }, "Show"), filter),
     h("div", { class: "submissions-box" }, table("student-submissions", "Open one for its code and report", ["Submitted", "Exercise", "Result"], rows)),
