@@ -28,7 +28,7 @@ function number(x) {
   return String(Number.parseFloat(x.toPrecision(6)));
 }
 
-export function points(score, max) {
+function points(score, max) {
   return `${number(score)} / ${number(max)}`;
 }
 
