@@ -115,6 +115,17 @@ def test_the_students_are_paged_and_a_submission_opens_beside_its_report(
     expect(page.locator("#students tbody tr").first).to_have_attribute(
         "data-student", "student-0026"
     )
+    # Who to help first: the fewest exercises passed, from the same one answer.
+    students = served.get("/students")
+    fewest = min(
+        (sum(one["passed"] for one in row["exercises"].values()), row["student_id"])
+        for row in students["students"]
+    )
+    page.locator("#student-order").select_option("passed")
+    first = page.locator("#students tbody tr").first
+    expect(first).to_have_attribute("data-student", fewest[1])
+    expect(first.locator("td").first).to_have_text(f"{fewest[0]} of {len(students['exercises'])}")
+    page.locator("#student-order").select_option("id")
     page.locator("#student-filter").fill("student-042")
     expect(page.locator("#students-page")).to_have_text("10 students · page 1 of 1")
     # A thousand students, one request.

@@ -37,7 +37,14 @@ function summary(student, slugs) {
 export async function renderStudents(container, api, onOpen) {
   const data = await api.students();
   const slugs = data.exercises;
-  const all = [...data.students].sort((a, b) => a.student_id.localeCompare(b.student_id));
+  const byId = (a, b) => a.student_id.localeCompare(b.student_id);
+  const all = data.students.map((student) => ({ ...student, ...summary(student, slugs) })).sort(byId);
+  // Orders of the table: who to help first is who passed least, or tried most.
+  const ORDERS = {
+    id: byId,
+    passed: (a, b) => a.passed - b.passed || byId(a, b),
+    attempts: (a, b) => b.attempts - a.attempts || byId(a, b),
+  };
   let page = 0;
   let shown = all;
 
@@ -48,7 +55,7 @@ export async function renderStudents(container, api, onOpen) {
   const next = h("button", { type: "button", id: "next-page" }, "Next");
 
   function row(student) {
-    const { passed, attempts } = summary(student, slugs);
+    const { passed, attempts } = student;
     const open = h("button", { type: "button", class: "link" }, student.student_id);
     open.addEventListener("click", () => onOpen(student.student_id));
     return h(
@@ -70,12 +77,22 @@ export async function renderStudents(container, api, onOpen) {
     next.disabled = page >= pages - 1;
   }
 
-  filter.addEventListener("input", () => {
+  const order = h(
+    "select",
+    { id: "student-order" },
+    h("option", { value: "id" }, "by id"),
+    h("option", { value: "passed" }, "fewest exercises passed first"),
+    h("option", { value: "attempts" }, "most attempts first"),
+  );
+  function refilter() {
     const needle = filter.value.trim().toLowerCase();
-    shown = needle ? all.filter((student) => student.student_id.toLowerCase().includes(needle)) : all;
+    shown = needle ? all.filter((student) => student.student_id.toLowerCase().includes(needle)) : [...all];
+    shown.sort(ORDERS[order.value]);
     page = 0;
     draw();
-  });
+  }
+  filter.addEventListener("input", refilter);
+  order.addEventListener("change", refilter);
   previous.addEventListener("click", () => {
     page -= 1;
     draw();
@@ -90,7 +107,7 @@ export async function renderStudents(container, api, onOpen) {
   const columns = ["Student", "Passed", "Attempts", ...slugs.map(heading)];
   container.replaceChildren(
     h("h2", {}, "Students"),
-    h("p", { class: "toolbar" }, h("label", { for: "student-filter" }, "Find a student"), filter),
+    h("p", { class: "toolbar" }, h("label", { for: "student-filter" }, "Find a student"), filter, h("label", { for: "student-order" }, "Order"), order),
     h("p", { class: "facts" }, "Per exercise: the best score as a share of the maximum, ✓ once passed; a cell's tooltip has the latest score and the attempts. Open a student for their code."),
     h("ul", { class: "legend", "aria-label": "Exercises" }, slugs.map((slug, i) => h("li", {}, heading(slug, i), ` ${slug}`))),
     h(
@@ -99,7 +116,7 @@ export async function renderStudents(container, api, onOpen) {
       h(
         "table",
         { class: "data students", id: "students" },
-        h("caption", {}, "Students of the course, by id"),
+        h("caption", {}, "Students of the course"),
         h("thead", {}, h("tr", {}, columns.map((name, i) => h("th", { scope: "col", class: i ? "num" : "" }, name)))),
         body,
       ),
