@@ -83,7 +83,10 @@ def _starved(child: Child, job: Job) -> bool:
     CPU for half its wall time at least, and for longer than the wall limit's slack beyond the
     CPU limit, so code within its CPU limit would have finished had it had a CPU. A `sleep` or
     a deadlock waits on no CPU, and a busy loop on a quiet machine hardly."""
-    if child.wait(0) is not None:  # it ended by itself: the CPU limit, not the wall clock
+    try:
+        if child.wait(0) is not None:  # it ended by itself: the CPU limit, not the wall clock
+            return False
+    except ChildLost:  # its warm process died: nothing is left to ask
         return False
     waited = child.cpu_wait_s()
     limits = job.limits
