@@ -38,6 +38,7 @@ _EXAMPLE_DETAILS = {
     "unauthorized": "send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`",
     "unknown-exercise": "no exercise is called 'attention'",
     "unknown-submission": "no submission has id '01JD0000000000000000000000'",
+    "unknown-regrade": "course 'ml-101' has no regrade '01JD0000000000000000000000'",
     "not-finished": "submission 01JD0000000000000000000000 is queued",
     "idempotency-key-reused": "this Idempotency-Key was used with another request body",
     "callback-url-refused": "callback_url: 10.0.0.7 is a private address; webhooks go to "

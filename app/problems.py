@@ -6,7 +6,8 @@
     ├── NotFound                  404  (or not the caller's to see: app.access)
     │   ├── UnknownExercise
     │   ├── SubmissionNotFound
-    │   └── CourseNotFound        (or not one the caller teaches)
+    │   ├── CourseNotFound        (or not one the caller teaches)
+    │   └── RegradeNotFound       (or not of that course)
     ├── NotFinished               409  results asked of a submission still being graded
     ├── IdempotencyKeyReused      422  the same Idempotency-Key with another request body
     ├── ReservedStudentId         422  an `lti:` student id from anything but a launch
@@ -93,6 +94,10 @@ class SubmissionNotFound(NotFound):
 
 class CourseNotFound(NotFound):
     kind, title = "unknown-course", "Unknown course"
+
+
+class RegradeNotFound(NotFound):
+    kind, title = "unknown-regrade", "Unknown regrade"
 
 
 class NotFinished(Problem):
