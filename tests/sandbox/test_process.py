@@ -181,7 +181,6 @@ def test_a_busy_loop_times_out_at_the_wall_clock_and_the_next_job_grades_right(
     assert execution.termination is Termination.TIMEOUT
     assert execution.interrupted_call == "only"
     assert "wall-clock" in execution.detail
-    assert not execution.starved  # alone on the machine, it had a CPU: its own fault
     assert_scaled(sandbox.run(scale_job()))
 
 
