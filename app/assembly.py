@@ -9,14 +9,16 @@ served once checked) and, where the process grades, the grader is loaded and war
     database, metrics, waiters, outbox        database, metrics exporter, grader (warm before
                                                 the first message), grade task
     embedded: grader, EmbeddedDispatcher,     heartbeat: its leases and its registry entry
-      heartbeat; what the last run left
-      unfinished is dispatched at start
+      heartbeat; what the last run left       regrade runner
+      unfinished is dispatched at start;
+      regrade runner
     scale-out: CeleryDispatcher, rate
       limits in Redis, done listener
     catalog watch, sweeper                    catalog watch, sweeper
 
 The integrations that follow a report (webhooks, LTI grade passback) are wired here, as hooks
-of the grading job and channels of the outbox: app.grading knows none of them.
+of the grading job (and of a regrade that changed a score) and channels of the outbox:
+app.grading and app.regrades know none of them.
 """
 
 from __future__ import annotations
@@ -43,11 +45,13 @@ from app.db import Database
 from app.dispatch import Dispatcher, EmbeddedDispatcher
 from app.grading import GradingContext, OnDone, OnGraded, warm_up
 from app.leases import Held, Leases, process_name
-from app.lti.passback import mark_graded, score_channel
+from app.lti.passback import mark_graded, post_again, score_channel
 from app.metrics import Metrics
 from app.outbox import OutboxSender
 from app.periodic import Periodic
 from app.ratelimit import Limiter, RateLimiter
+from app.regrades.runner import RegradeRunner, release_regrades
+from app.regrades.store import OnRegraded
 from app.scaleout.broker import make_celery, redis_client
 from app.scaleout.dispatcher import CeleryDispatcher
 from app.scaleout.notify import DoneListener, DonePublisher
@@ -57,7 +61,7 @@ from app.scaleout.worker import consume, register_grade_task, serve_metrics
 from app.settings import AppSettings
 from app.sweeper import Sweeper
 from app.waiters import Waiters
-from app.webhooks import record_delivery, webhook_channel
+from app.webhooks import record_delivery, record_regraded, webhook_channel
 from grader.catalog import Catalog, catalog_fingerprint
 from grader.plan_cache import PlanCache
 from grader.runner import Grader
@@ -67,6 +71,8 @@ log = logging.getLogger(__name__)
 
 # What follows a stored report, recorded in its transaction (app.outbox sends it).
 ON_GRADED: tuple[OnGraded, ...] = (record_delivery, mark_graded)
+# What follows a score that a regrade changed (app.regrades.store).
+ON_REGRADED: tuple[OnRegraded, ...] = (record_regraded, post_again)
 
 
 def load_grader(settings: AppSettings, stack: ExitStack) -> PreloadingGrader:
@@ -160,6 +166,8 @@ def _embedded_api(context: GradingContext, leases: Leases, stack: ExitStack) -> 
         log.warning("resuming %d unfinished submissions from the last run", len(unfinished))
     for submission_id in unfinished:
         dispatcher.submit(submission_id)
+    release_regrades(context.database)
+    _start(RegradeRunner(context, ON_REGRADED), stack)
     settings = context.settings
     return _Path(
         dispatcher,
@@ -198,7 +206,8 @@ class WorkerProcess:
 
 def build_worker(settings: AppSettings, *, name: str | None = None) -> WorkerProcess:
     """Migrate the database, load and warm the grader, register the grade task, start the
-    heartbeat and the sweeper; `WorkerProcess.run` then consumes until Celery's shutdown."""
+    heartbeat, the regrade runner and the sweeper; `WorkerProcess.run` then consumes until
+    Celery's shutdown."""
     name = name or process_name()
     with ExitStack() as stack:
         seen = catalog_fingerprint(settings.exercises_dir)
@@ -218,6 +227,7 @@ def build_worker(settings: AppSettings, *, name: str | None = None) -> WorkerPro
         info = WorkerInfo(name=name, slots=settings.sandbox_slots, layers=grader.sandbox.layers())
         stack.callback(registry.withdraw, name)
         _start_heartbeat(context, stack, also=lambda: registry.announce(info))
+        _start(RegradeRunner(context, ON_REGRADED), stack)
         leases = context.leases
         dispatcher = CeleryDispatcher.for_settings(settings, celery, client, leases)
         _sweeper(settings, leases, dispatcher, stack)

@@ -104,7 +104,7 @@ def _grade_claimed(submission_id: str, claim: Claim, context: GradingContext) ->
         )
     else:
         log.info("grading %s, attempt %d", claim.exercise, claim.attempts)
-        report = _grade(context.grader, claim)
+        report = grade_source(context.grader, claim.exercise, claim.source)
     outbox_due = _finish(context, submission_id, report)
     if outbox_due is None:
         log.info("already finished by another grader; this result is dropped")
@@ -123,15 +123,17 @@ def _grade_claimed(submission_id: str, claim: Claim, context: GradingContext) ->
     context.on_done(submission_id, bool(outbox_due))
 
 
-def _grade(grader: Grader, claim: Claim) -> Report:
+def grade_source(grader: Grader, exercise: str, source: str) -> Report:
+    """The report of `source`: the grader's, or an error report when the grader failed (a new
+    submission's grading and a regrade's alike)."""
     try:
-        return grader.grade(claim.exercise, claim.source)
+        return grader.grade(exercise, source)
     except AutograderError as error:  # unknown exercise (removed since), broken reference, ...
         log.exception("the grader failed")
-        return error_report(grader, claim.exercise, str(error))
+        return error_report(grader, exercise, str(error))
     except Exception as error:  # a grader bug must end in an explicit report, not a stuck row
         log.exception("the grader failed unexpectedly")
-        return error_report(grader, claim.exercise, f"internal error ({type(error).__name__})")
+        return error_report(grader, exercise, f"internal error ({type(error).__name__})")
 
 
 def error_report(grader: Grader, exercise: str, reason: str) -> Report:

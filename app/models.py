@@ -276,6 +276,8 @@ class WebhookDelivery(OutboxMessage, Base):
         ForeignKey("submissions.id", ondelete="CASCADE"), index=True
     )
     url: Mapped[str] = mapped_column(String(2048))
+    # What happened (app.webhooks): "submission.done", or "submission.regraded" (app.regrades).
+    event: Mapped[str] = mapped_column(String(32), default="submission.done")
 
 
 class OutcomeKind(StrEnum):

@@ -39,6 +39,7 @@ _EXAMPLE_DETAILS = {
     "unknown-exercise": "no exercise is called 'attention'",
     "unknown-submission": "no submission has id '01JD0000000000000000000000'",
     "unknown-course": "there is no course 'ml-101' that you teach",
+    "unknown-regrade": "course 'ml-101' has no regrade '01JD0000000000000000000000'",
     "not-finished": "submission 01JD0000000000000000000000 is queued",
     "idempotency-key-reused": "this Idempotency-Key was used with another request body",
     "callback-url-refused": "callback_url: 10.0.0.7 is a private address; webhooks go to "

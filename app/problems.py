@@ -6,13 +6,15 @@
     ├── NotFound                  404  (or not the caller's to see: app.access)
     │   ├── UnknownExercise
     │   ├── SubmissionNotFound
-    │   └── CourseNotFound        (or not one the caller teaches)
+    │   ├── CourseNotFound        (or not one the caller teaches)
+    │   └── RegradeNotFound       (or not of that course)
     ├── NotFinished               409  results asked of a submission still being graded
     ├── IdempotencyKeyReused      422  the same Idempotency-Key with another request body
     ├── ReservedStudentId         422  an `lti:` student id from anything but a launch
     ├── CallbackUrlRefused        422  a callback_url the service will not call (SSRF)
     ├── PayloadTooLarge           413  source (or body) over the limit
     ├── RateLimited               429  with Retry-After
+    ├── AttemptsUsedUp            429  with Retry-After: the exercise's attempt budget is spent
     ├── CourseQueueFull           429  with Retry-After: the course's share of the queue is taken
     ├── QueueFull                 503  with Retry-After: the work is refused, never dropped
     ├── ExerciseUnavailable       503  the exercise's folder is broken (its faults in `detail`)
@@ -94,6 +96,10 @@ class CourseNotFound(NotFound):
     kind, title = "unknown-course", "Unknown course"
 
 
+class RegradeNotFound(NotFound):
+    kind, title = "unknown-regrade", "Unknown regrade"
+
+
 class NotFinished(Problem):
     status, kind, title = 409, "not-finished", "Submission not graded yet"
 
@@ -129,6 +135,10 @@ class _RetryLater(Problem):
 
 class RateLimited(_RetryLater):
     status, kind, title = 429, "rate-limited", "Too many requests"
+
+
+class AttemptsUsedUp(_RetryLater):
+    status, kind, title = 429, "attempts-used-up", "No attempts left for now"
 
 
 class QueueFull(_RetryLater):

@@ -128,6 +128,9 @@ class AppSettings(GraderSettings):
     # How often each API process looks for due webhook deliveries and score posts (app.outbox);
     # a grading finished in this process wakes it at once.
     outbox_poll_s: float = Field(default=1.0, gt=0)
+    # How often each grading process (the embedded API, each worker) looks for a regrade to run
+    # (app.regrades), and, while students' submissions come first, whether they are through.
+    regrade_poll_s: float = Field(default=2.0, gt=0)
     # How often a ?wait=true request re-reads its submission, in case the announcement that its
     # grading ended was lost (a worker's Redis message dropped): it is woken at once otherwise.
     wait_poll_s: float = Field(default=2.0, gt=0)

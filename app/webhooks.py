@@ -1,13 +1,15 @@
 """Webhooks: POST a finished submission to its callback_url, signed, retried with backoff.
 
 The request carries
-    X-Autograder-Event: submission.done
+    X-Autograder-Event: submission.done       the first report of a submission
+                      | submission.regraded   a regrade changed its score (app.regrades)
     X-Autograder-Delivery: <delivery id>
     X-Autograder-Timestamp: <unix seconds>
     X-Autograder-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<delivery id>.<body>">
 keyed by AUTOGRADER_WEBHOOK_SECRET (or AUTOGRADER_SECRET). Signing the timestamp lets a receiver
 refuse replays (`verify_signature` accepts a timestamp within 5 minutes); signing the delivery id
-lets it deduplicate on an id nobody else can forge.
+lets it deduplicate on an id nobody else can forge. The body is the submission as
+`GET /v1/submissions/{id}` shows it to the key that submitted it, with its report as it is now.
 
 A delivery is an outbox message (app.outbox) recorded with the submission's report, so it
 survives restarts; attempts go on until a 2xx, or it is marked failed after
@@ -46,7 +48,8 @@ from grader.report import Report
 DELIVERY_HEADER = "X-Autograder-Delivery"
 SIGNATURE_HEADER = "X-Autograder-Signature"
 TIMESTAMP_HEADER = "X-Autograder-Timestamp"
-EVENT = "submission.done"
+DONE = "submission.done"
+REGRADED = "submission.regraded"
 
 
 def sign(key: bytes, timestamp: int, delivery_id: str, body: bytes) -> str:
@@ -76,9 +79,18 @@ def verify_signature(
 
 def record_delivery(session: Session, submission_id: str, report: Report) -> bool:
     """app.grading's hook: with the report, a delivery to the submission's callback_url."""
+    return _record(session, submission_id, DONE)
+
+
+def record_regraded(session: Session, submission_id: str) -> bool:
+    """app.regrades' hook, when a regrade changed the score: a delivery announcing it."""
+    return _record(session, submission_id, REGRADED)
+
+
+def _record(session: Session, submission_id: str, event: str) -> bool:
     url = session.scalar(select(Submission.callback_url).where(Submission.id == submission_id))
     if url:
-        session.add(WebhookDelivery(submission_id=submission_id, url=url))
+        session.add(WebhookDelivery(submission_id=submission_id, url=url, event=event))
     return bool(url)
 
 
@@ -139,7 +151,7 @@ def _post(
         submission = session.get(Submission, delivery.submission_id)
         assert submission is not None
         body = SubmissionPublic.from_row(submission).model_dump_json().encode()
-        url = delivery.url
+        url, event = delivery.url, delivery.event
     address = _checked_address(policy, url)
     timestamp, target = int(time.time()), httpx.URL(url)
     try:
@@ -152,7 +164,7 @@ def _post(
                 "Host": target.netloc.decode("ascii"),
                 "Content-Type": "application/json",
                 "User-Agent": "autograder-webhooks",
-                "X-Autograder-Event": EVENT,
+                "X-Autograder-Event": event,
                 DELIVERY_HEADER: str(delivery_id),
                 TIMESTAMP_HEADER: str(timestamp),
                 SIGNATURE_HEADER: sign(

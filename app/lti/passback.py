@@ -3,6 +3,7 @@
     track          a launched student's submission is accepted: a `waiting` score post is stored
     mark_graded    app.grading's hook: in the transaction that stores the report the post becomes
                    `pending` (or `skipped` for an error report: the grader failed, not the student)
+    post_again     app.regrades' hook, when a regrade changed the score: the post is due again
     score_channel  how the outbox (app.outbox) sends a due post: the score to the line item
                    through pylti1p3 (an access token from the platform's token URL, signed with
                    the tool's key), retried with backoff up to `lti_score_max_attempts`.
@@ -72,6 +73,28 @@ def mark_graded(session: Session, submission_id: str, report: Report) -> bool:
         .execution_options(synchronize_session=False)
     )
     return not failed and cast(CursorResult[Any], result).rowcount == 1
+
+
+def post_again(session: Session, submission_id: str) -> bool:
+    """app.regrades' hook, in the transaction that keeps a changed score: the submission's post,
+    if it came from a launch, is due again from its first attempt; it sends the report as it is
+    then, timestamped with the regrade's grading (so the platform takes it as the newer score)."""
+    result = session.execute(
+        update(LtiScorePost)
+        .where(
+            LtiScorePost.submission_id == submission_id,
+            LtiScorePost.status != OutboxStatus.WAITING,
+        )
+        .values(
+            status=OutboxStatus.PENDING,
+            attempts=0,
+            next_attempt_at=utcnow(),
+            last_error=None,
+            last_status_code=None,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return cast(CursorResult[Any], result).rowcount == 1
 
 
 def comment(report: Report) -> str:

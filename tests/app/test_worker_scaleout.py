@@ -7,7 +7,8 @@ the submission being graded by the other worker; a submission interrupted too of
 error report; with no worker running the API accepts work up to its capacity and then answers
 503, and after the API itself is SIGKILLed and started again every accepted submission, and one
 whose message never reached the broker, is graded, and a webhook whose receiver failed before
-the kill is delivered by the restarted API. Nothing is left queued or running.
+the kill is delivered by the restarted API. A worker runs a regrade. Nothing is left queued or
+running.
 
 The module's processes share one fresh PostgreSQL database and one Redis namespace; each test
 sets the number of workers it needs. Every process is killed at the end, whatever happened.
@@ -26,12 +27,14 @@ import httpx
 import pytest
 from app_support import CORRECT, SEED, webhook_receiver
 from scaleout_support import RedisNamespace, redis_namespace
-from sqlalchemy import select
+from sqlalchemy import select, update
 from stack_support import Stack, running_stack, stack_env, wait_for
 
 from app.db import Database
 from app.models import Submission, SubmissionStatus, WebhookDelivery, utcnow
+from app.report_store import report_columns
 from app.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
+from grader.report import Report, ReportStatus
 
 pytestmark = pytest.mark.slow
 
@@ -293,3 +296,28 @@ def test_a_webhook_that_failed_before_an_api_restart_is_delivered_after_it(
     row = delivery()
     assert row is not None
     assert (row.status.value, row.attempts, row.last_status_code) == ("delivered", 2, 200)
+
+
+def test_a_worker_runs_a_regrade(stack: Stack, database: Database) -> None:
+    stack.set_workers(1)
+    student = {"exercise": SEED, "student_id": "regraded", "source": CORRECT}
+    graded = stack.http.post("/v1/submissions?wait=true", json=student).json()
+    # As an earlier version of the exercise left it: failed, and worth nothing.
+    earlier = Report.model_validate(graded["report"]).model_copy(
+        update={"status": ReportStatus.FAILED, "score": 0.0}
+    )
+    with database.session() as session:
+        session.execute(
+            update(Submission)
+            .where(Submission.id == graded["id"])
+            .values(**report_columns(earlier))
+        )
+    created = stack.http.post(
+        f"/v1/courses/default/exercises/{SEED}/regrades", json={"student_id": "regraded"}
+    ).json()
+    path = f"/v1/courses/default/regrades/{created['id']}"
+    wait_for("a worker runs the regrade", lambda: stack.http.get(path).json()["status"] == "done")
+    regrade = stack.http.get(path).json()
+    assert (regrade["total"], regrade["graded"], regrade["changed"]) == (1, 1, 1)
+    assert f"regrade {created['id']} done" in stack.log_of(next(iter(stack.workers)))
+    assert submission(stack, graded["id"])["report"]["status"] == "passed"

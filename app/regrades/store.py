@@ -1,0 +1,127 @@
+"""Keeping one regraded report, in one transaction with the regrade's progress.
+
+    history   the submission's report so far becomes a PastReport, with the version that graded
+              it and when; the new report replaces it through app.report_store (the JSON, its
+              columns and its rows together); the submission stays done throughout
+    progress  the regrade's cursor moves to the submission, `graded` (and `changed`) count it,
+              on condition that the runner still holds the regrade at the cursor it read: a
+              runner that lost it (cancelled, or taken over after its lease expired) stores
+              nothing, so no submission is regraded twice
+    after     only when the score changed, the hooks record what follows in the outbox: the LMS
+              gets the new score, the callback_url the `submission.regraded` webhook
+
+A regrade whose grading fails (an error report: the platform's fault, not the student's) keeps
+the report the submission had, and moves on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, CursorResult, select, update
+from sqlalchemy.orm import Session
+
+from app.models import PastReport, Regrade, RegradeStatus, Submission, utcnow
+from app.report_store import report_columns, store_outcomes
+from grader.report import Report, ReportStatus
+
+log = logging.getLogger(__name__)
+
+# Records, in the transaction that keeps a changed score, what must follow it (app.outbox);
+# returns whether it recorded a message that is due now.
+OnRegraded = Callable[[Session, str], bool]
+
+
+class LostRegrade(Exception):
+    """The regrade is no longer this runner's: what it graded is dropped."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a runner holding a regrade stands: the submission after which it goes on."""
+
+    regrade_id: str
+    holder: str
+    cursor: str | None
+
+
+@dataclass(frozen=True)
+class Kept:
+    changed: bool  # the score (or the points it is out of) differs from the report it replaced
+    outbox_due: bool  # a hook recorded a message due now
+
+
+def keep(
+    session: Session,
+    position: Position,
+    submission_id: str,
+    report: Report,
+    on_regraded: Sequence[OnRegraded],
+) -> Kept:
+    """Keep `report` as the submission's (unless it is an error report) and count it in the
+    regrade's progress; raises LostRegrade, rolling all of it back, when the runner lost it."""
+    changed = report.status is not ReportStatus.ERROR and _replace(
+        session, position.regrade_id, submission_id, report
+    )
+    _advance(session, position, submission_id, changed)
+    recorded = [record(session, submission_id) for record in on_regraded] if changed else []
+    return Kept(changed, any(recorded))
+
+
+def _replace(session: Session, regrade_id: str, submission_id: str, report: Report) -> bool:
+    row = session.scalars(
+        select(Submission).where(Submission.id == submission_id).with_for_update()
+    ).one_or_none()
+    if row is None or row.report is None:  # deleted since the regrade read it
+        return False
+    session.add(
+        PastReport(
+            submission_id=submission_id,
+            exercise_version=row.exercise_version,
+            report=row.report,
+            report_status=row.report_status,
+            score=row.score,
+            max_score=row.max_score,
+            graded_at=row.finished_at,
+            regrade_id=regrade_id,
+        )
+    )
+    changed = (row.score, row.max_score) != (report.score, report.max_score)
+    session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id)
+        .values(**report_columns(report), finished_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    store_outcomes(session, submission_id, report)
+    return changed
+
+
+def _advance(session: Session, position: Position, submission_id: str, changed: bool) -> None:
+    result = session.execute(
+        update(Regrade)
+        .where(_held_at(position))
+        .values(
+            cursor=submission_id,
+            graded=Regrade.graded + 1,
+            changed=Regrade.changed + int(changed),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if cast(CursorResult[Any], result).rowcount != 1:
+        raise LostRegrade(position.regrade_id)
+
+
+def _held_at(position: Position) -> ColumnElement[bool]:
+    at_cursor = (
+        Regrade.cursor.is_(None) if position.cursor is None else Regrade.cursor == position.cursor
+    )
+    return (
+        (Regrade.id == position.regrade_id)
+        & (Regrade.status == RegradeStatus.RUNNING)
+        & (Regrade.lease_holder == position.holder)
+        & at_cursor
+    )
