@@ -14,6 +14,7 @@
     ├── CallbackUrlRefused        422  a callback_url the service will not call (SSRF)
     ├── PayloadTooLarge           413  source (or body) over the limit
     ├── RateLimited               429  with Retry-After
+    ├── AttemptsUsedUp            429  with Retry-After: the exercise's attempt budget is spent
     ├── CourseQueueFull           429  with Retry-After: the course's share of the queue is taken
     ├── QueueFull                 503  with Retry-After: the work is refused, never dropped
     ├── ExerciseUnavailable       503  the exercise's folder is broken (its faults in `detail`)
@@ -134,6 +135,10 @@ class _RetryLater(Problem):
 
 class RateLimited(_RetryLater):
     status, kind, title = 429, "rate-limited", "Too many requests"
+
+
+class AttemptsUsedUp(_RetryLater):
+    status, kind, title = 429, "attempts-used-up", "No attempts left for now"
 
 
 class QueueFull(_RetryLater):

@@ -120,3 +120,5 @@ class Execution:
     interrupted_call: str | None = None
     violations: tuple[Violation, ...] = ()
     detail: str = ""  # a human sentence about the termination, e.g. "killed by SIGSEGV"
+    # A time-out that the machine's load caused, not the code (supervision._starved).
+    starved: bool = False

@@ -37,6 +37,10 @@ FEEDBACK_BUDGET_S = 5.0
 NOT_ALLOWED_CODE = "not-allowed"
 _OUT_OF_TIME = "not checked: judging your outputs took longer than the grader allows"
 
+# A time-out that the machine's load caused is the platform's fault: an error report, which
+# counts against nobody (no attempt used up, no score posted).
+_OVERLOADED = "the machine was too busy to run your code within its time limit; submit it again"
+
 _STATUS_OF_TERMINATION = {
     Termination.TIMEOUT: TestStatus.TIMEOUT,
     Termination.MEMORY: TestStatus.RESOURCE_LIMIT,
@@ -66,6 +70,8 @@ def judge(
     deadline = time.monotonic() + budget_s
     if visible.termination in (Termination.REJECTED, Termination.VIOLATION):
         return _refused(plan, visible)
+    if visible.starved or (hidden is not None and hidden.execution.starved):
+        return internal_error(plan, _OVERLOADED)
     limits = plan.exercise.spec.limits.to_limits()
     results = [
         _judge_test(test, visible, limits) if test.visible else _judge_hidden(test, hidden)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
 
-from app.deps import CatalogDep, ExerciseDep
-from app.exercises.schemas import ExercisePublic, ExerciseSummary
+from fastapi import APIRouter, Query
+
+from app import access, budgets
+from app.auth import PrincipalDep
+from app.deps import CatalogDep, ExerciseDep, SessionDep
+from app.exercises.schemas import AttemptBudget, ExercisePublic, ExerciseSummary
+from app.models import utcnow
 from app.problem_docs import responses
-from app.problems import Unauthorized, UnknownExercise
+from app.problems import OtherStudent, ReservedStudentId, Unauthorized, UnknownExercise
+from app.submissions.schemas import TEXT_PATTERN
 
 router = APIRouter(prefix="/exercises", tags=["exercises"])
 
@@ -30,3 +36,28 @@ def list_exercises(catalog: CatalogDep) -> list[ExerciseSummary]:
 )
 def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
     return ExercisePublic.of(exercise)
+
+
+@router.get(
+    "/{slug}/attempts",
+    response_model=AttemptBudget,
+    summary="Where a student stands in the exercise's attempt budget",
+    responses=responses(Unauthorized, UnknownExercise, OtherStudent, ReservedStudentId),
+)
+def get_attempts(
+    exercise: ExerciseDep,
+    principal: PrincipalDep,
+    session: SessionDep,
+    student_id: Annotated[
+        str | None,
+        Query(max_length=200, pattern=TEXT_PATTERN, description="for keys: which student"),
+    ] = None,
+) -> AttemptBudget:
+    """A student sees their own standing; a key names the student. Without a student, or
+    without a budget for the exercise in the caller's course, `limited` is false."""
+    student = access.submitting_as(principal, student_id)
+    if student is None:
+        return AttemptBudget.of(None)
+    return AttemptBudget.of(
+        budgets.standing_now(session, principal.course_id, exercise.spec.slug, student, utcnow())
+    )

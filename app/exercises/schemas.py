@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.config import JsonDict
 
+from app.budgets import Budget, Standing
 from grader.sandbox.policy import importable_modules
 from grader.spec import CausalMask, Exercise, RandomTensor, SameAs, Visibility
 
@@ -131,3 +134,42 @@ def _signature(spec: RandomTensor | CausalMask | SameAs) -> InputSignature:
     if isinstance(spec, CausalMask):
         return InputSignature(causal_mask=spec.causal_mask, dtype=spec.dtype)
     return InputSignature(same_as=spec.same_as)
+
+
+class AttemptBudget(BaseModel):
+    """Where a student stands in the exercise's attempt budget (app.budgets)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "limited": True,
+                    "attempts": 5,
+                    "window_s": 3600,
+                    "remaining": 2,
+                    "next_at": "2026-11-24T14:05:00Z",
+                }
+            ]
+        }
+    )
+
+    limited: bool = Field(description="whether the exercise has an attempt budget in the course")
+    attempts: int | None = Field(default=None, description="attempts per window")
+    window_s: int | None = Field(default=None, description="the window, in seconds")
+    remaining: int | None = Field(default=None, description="attempts the student may use now")
+    next_at: datetime | None = Field(
+        default=None, description="when the next attempt comes back; null while all are there"
+    )
+
+    @classmethod
+    def of(cls, found: tuple[Budget, Standing] | None) -> AttemptBudget:
+        if found is None:
+            return cls(limited=False)
+        budget, standing = found
+        return cls(
+            limited=True,
+            attempts=budget.attempts,
+            window_s=budget.window_s,
+            remaining=standing.remaining,
+            next_at=standing.next_at,
+        )

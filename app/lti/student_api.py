@@ -4,6 +4,7 @@ session token (`Authorization: Bearer ...`, app.lti.sessions.LaunchSession).
     POST     /lti/submissions    a submission as the launched student
     GET      /lti/submissions    that student's history of the launch's exercise
     GET      /lti/submissions/ID one of that student's submissions
+    GET      /lti/attempts       that student's standing in the exercise's attempt budget
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app import access
+from app import access, budgets
 from app.api_process import ApiProcess
 from app.deps import (
     ApiDep,
@@ -24,11 +25,13 @@ from app.deps import (
     find_submission,
     valid_new_submission,
 )
+from app.exercises.schemas import AttemptBudget
 from app.lti import passback
 from app.lti.sessions import LaunchSession
-from app.models import Submission
+from app.models import Submission, utcnow
 from app.problem_docs import responses
 from app.problems import (
+    AttemptsUsedUp,
     PayloadTooLarge,
     QueueFull,
     RateLimited,
@@ -86,7 +89,7 @@ def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> Subm
     status_code=202,
     response_model=SubmissionAccepted,
     summary="Submit as the launched student",
-    responses=responses(Unauthorized, PayloadTooLarge, RateLimited, QueueFull),
+    responses=responses(Unauthorized, PayloadTooLarge, RateLimited, AttemptsUsedUp, QueueFull),
 )
 async def submit(
     body: LtiSubmissionCreate, who: LaunchSessionDep, api: ApiDep
@@ -133,4 +136,16 @@ def get_submission(
     student = who.principal()
     return access.public_view(
         find_submission(session, submission_id, access.visible(student)), student
+    )
+
+
+@router.get(
+    "/attempts",
+    response_model=AttemptBudget,
+    summary="The launched student's standing in the exercise's attempt budget",
+    responses=responses(Unauthorized),
+)
+def get_attempts(who: LaunchSessionDep, session: SessionDep) -> AttemptBudget:
+    return AttemptBudget.of(
+        budgets.standing_now(session, who.course_id, who.exercise, who.student_id, utcnow())
     )

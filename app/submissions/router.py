@@ -15,6 +15,7 @@ from app.deps import ApiDep, IdempotencyKeyDep, NewSubmissionDep, SessionDep, fi
 from app.models import Submission, SubmissionStatus
 from app.problem_docs import responses
 from app.problems import (
+    AttemptsUsedUp,
     CallbackUrlRefused,
     CourseQueueFull,
     IdempotencyKeyReused,
@@ -72,6 +73,7 @@ VisibleSubmissionDep = Annotated[Submission, Depends(visible_submission)]
             ReservedStudentId,
             OtherStudent,
             RateLimited,
+            AttemptsUsedUp,
             CourseQueueFull,
             QueueFull,
             StorageFull,

@@ -6,17 +6,25 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass
+from typing import NoReturn
 
 from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
-from app import access
+from app import access, budgets
 from app.api_process import ApiProcess
 from app.auth import Principal
 from app.logs import bound_submission
 from app.models import Submission
-from app.problems import CourseQueueFull, IdempotencyKeyReused, QueueFull, RateLimited
+from app.problems import (
+    AttemptsUsedUp,
+    CourseQueueFull,
+    IdempotencyKeyReused,
+    Problem,
+    QueueFull,
+    RateLimited,
+)
 from app.submissions.schemas import SubmissionCreate, SubmissionPage, SubmissionSummary
 
 log = logging.getLogger(__name__)
@@ -42,9 +50,10 @@ def accept(
     """Store the submission (committed) and hand it to the dispatcher.
 
     Order: replay of an Idempotency-Key first (a retry is answered even when limits would bite),
-    then rate limits (429), the insert, queue capacity (503), the hand-over. Capacity is
-    counted after the insert, in the database that every API replica shares, so concurrent
-    requests cannot overshoot it; a refused row is withdrawn, so a 503 leaves nothing behind.
+    then rate limits (429), the insert, the attempt budget (429), queue capacity (503), the
+    hand-over. Budget and capacity are counted after the insert, in the database that every API
+    replica shares, so concurrent requests cannot overshoot them; a refused row is withdrawn, so
+    a refusal leaves nothing behind.
     """
     digest = request_hash(body)
     if idempotency_key is not None:
@@ -76,31 +85,56 @@ def accept(
         return Accepted(earlier, replayed=True)
     with bound_submission(row.id):
         log.info("accepted for %s", row.exercise, extra={"student_id": row.student_id})
-        _within_capacity(api, principal, row.id)
+        refusal = _over_budget(api, principal, row) or _over_capacity(api, principal)
+        if refusal is not None:
+            _withdraw(api, row.id, refusal)
         api.dispatcher.submit(row.id)
     return Accepted(row, replayed=False)
 
 
-def _within_capacity(api: ApiProcess, principal: Principal, submission_id: str) -> None:
-    """The one place queue capacity is checked, for the deployment (503) and for the course
-    (429, so one course cannot fill the queue): past either the stored row is withdrawn."""
+def _over_budget(api: ApiProcess, principal: Principal, row: Submission) -> AttemptsUsedUp | None:
+    """The exercise's attempt budget (app.budgets), counted with the submissions stored before
+    this one: of two concurrent requests for the last attempt, the later one is refused."""
+    if row.student_id is None or access.is_staff_of(principal, principal.course_id):
+        return None
+    with api.database.session() as session:
+        budget = budgets.budget_of(session, row.course_id, row.exercise)
+        if budget is None:
+            return None
+        earlier = budgets.charged_times(
+            session, row.course_id, row.exercise, row.student_id, before_id=row.id
+        )
+    now = row.created_at
+    standing = budgets.standing(budget, earlier, now)
+    if standing.remaining > 0 or standing.next_at is None:
+        return None
+    return AttemptsUsedUp(
+        budgets.used_up_message(budget, standing.next_at),
+        (standing.next_at - now).total_seconds(),
+    )
+
+
+def _over_capacity(api: ApiProcess, principal: Principal) -> QueueFull | CourseQueueFull | None:
+    """Queue capacity, for the deployment (503) and for the course (429, so one course cannot
+    fill the queue), counted with this submission (it is committed)."""
     settings = api.settings
-    # This submission included: it is committed.
     depth, course_depth = api.leases.unfinished(principal.course_id)
-    refusal: QueueFull | CourseQueueFull | None = None
     if depth > settings.queue_capacity:
-        refusal = QueueFull(
+        return QueueFull(
             f"{depth - 1} submissions are waiting or being graded; retry later",
             settings.queue_retry_after_s,
         )
-    elif course_depth > settings.queue_capacity_per_course:
-        refusal = CourseQueueFull(
+    if course_depth > settings.queue_capacity_per_course:
+        return CourseQueueFull(
             f"{course_depth - 1} submissions of this course are waiting or being graded, the "
             "most it may have at once; retry later",
             settings.queue_retry_after_s,
         )
-    if refusal is None:
-        return
+    return None
+
+
+def _withdraw(api: ApiProcess, submission_id: str, refusal: Problem) -> NoReturn:
+    """Delete the stored submission and refuse the request: a refusal leaves nothing behind."""
     with api.database.session() as session:
         session.execute(delete(Submission).where(Submission.id == submission_id))
     log.info("withdrawn: %s", refusal.title)

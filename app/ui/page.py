@@ -99,6 +99,7 @@ Press <kbd>Esc</kbd> then <kbd>Tab</kbd> to leave the editor.</p>
 <button type="button" id="submit" class="primary" disabled>Submit</button>
 <button type="button" id="reset">Reset to the starter</button>
 <p id="status" class="status" role="status" aria-live="polite"></p>
+<p id="attempts" class="attempts" hidden></p>
 <button type="button" id="load-code" hidden>Open this submission's code in the editor</button>
 </div>
 <section class="report" aria-labelledby="report-heading">

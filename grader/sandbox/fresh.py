@@ -13,7 +13,7 @@ from grader.sandbox.interface import Layer
 from grader.sandbox.launch import DEFAULT_PRELOAD, PROCESS_LAYERS, UID_BASE, Slots, start_python
 from grader.sandbox.probe import probe
 from grader.sandbox.scratch import ScratchRoot, make_scratch, remove_scratch
-from grader.sandbox.supervision import ExitStatus, kill_group, supervise
+from grader.sandbox.supervision import ExitStatus, kill_group, run_queue_delay_s, supervise
 
 
 class _Interpreter:
@@ -48,6 +48,9 @@ class _Interpreter:
             finally:
                 os.close(pidfd)
         return self._status
+
+    def cpu_wait_s(self) -> float | None:
+        return None if self._status is not None else run_queue_delay_s(self.process.pid)
 
     def close(self) -> None:
         self.kill()

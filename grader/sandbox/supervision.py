@@ -48,6 +48,23 @@ class Child(Protocol):
         """How it ended, or None while it still runs; raises ChildLost if that cannot be known."""
         ...
 
+    def cpu_wait_s(self) -> float | None:
+        """How long its threads have waited for a CPU so far, or None if that is not known."""
+        ...
+
+
+def run_queue_delay_s(pid: int) -> float | None:
+    """The kernel's count of the time the threads of process `pid` spent runnable but waiting
+    for a CPU (the second field of each thread's schedstat, in ns); None once it is gone."""
+    total_ns = 0
+    try:
+        for thread in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{thread}/schedstat", encoding="ascii") as stats:
+                total_ns += int(stats.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return total_ns / 1e9
+
 
 def supervise(child: Child, job: Job) -> Execution:
     """Send `job` to `child`, follow its events to the end, kill it, and say how the run ended."""
@@ -56,8 +73,24 @@ def supervise(child: Child, job: Job) -> Execution:
     ending = _converse(child.channel, job, transcript, deadline)
     if ending is None:  # the channel closed before the run was over: the exit says why
         ending = _ending_after_hangup(child, job, deadline)
+    starved = ending[0] is Termination.TIMEOUT and _starved(child, job)
     child.kill()
-    return transcript.execution(*ending)
+    return transcript.execution(*ending, starved=starved)
+
+
+def _starved(child: Child, job: Job) -> bool:
+    """Whether a run that hit the wall-clock limit lost it to a busy machine: it waited for a
+    CPU for half its wall time at least, and for longer than the wall limit's slack beyond the
+    CPU limit, so code within its CPU limit would have finished had it had a CPU. A `sleep` or
+    a deadlock waits on no CPU, and a busy loop on a quiet machine hardly."""
+    try:
+        if child.wait(0) is not None:  # it ended by itself: the CPU limit, not the wall clock
+            return False
+    except ChildLost:  # its warm process died: nothing is left to ask
+        return False
+    waited = child.cpu_wait_s()
+    limits = job.limits
+    return waited is not None and waited >= max(limits.wall_s - limits.cpu_s, limits.wall_s / 2)
 
 
 def _converse(

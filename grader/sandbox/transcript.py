@@ -63,13 +63,16 @@ class Transcript:
         if not condition:
             raise ProtocolError(problem)
 
-    def execution(self, termination: Termination, detail: str = "") -> Execution:
+    def execution(
+        self, termination: Termination, detail: str = "", *, starved: bool = False
+    ) -> Execution:
         return Execution(
             termination=termination,
             outcomes=dict(self.outcomes),
             interrupted_call=self.running,
             violations=self.violations,
             detail=detail,
+            starved=starved,
         )
 
 

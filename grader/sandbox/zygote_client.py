@@ -21,7 +21,13 @@ from grader.sandbox.hardening import protect_supervisor
 from grader.sandbox.interface import Layer
 from grader.sandbox.launch import START_TIMEOUT_S, start_python
 from grader.sandbox.scratch import remove_scratch
-from grader.sandbox.supervision import EXIT_GRACE_S, ChildLost, ExitStatus, kill_group
+from grader.sandbox.supervision import (
+    EXIT_GRACE_S,
+    ChildLost,
+    ExitStatus,
+    kill_group,
+    run_queue_delay_s,
+)
 
 _SPARE_TIMEOUT_S = 30.0  # a warm process that cannot fork within this is wedged
 
@@ -42,6 +48,9 @@ class ForkedChild:
 
     def wait(self, timeout: float) -> ExitStatus | None:
         return self.zygote.wait_exit(self.pid, timeout)
+
+    def cpu_wait_s(self) -> float | None:
+        return run_queue_delay_s(self.pid)
 
 
 class Zygote:

@@ -138,6 +138,18 @@ def test_a_timeout_marks_the_interrupted_test_and_the_ones_not_run() -> None:
     assert report.tests[2].message.startswith(f"not run: the run stopped at test {stopped_at!r}")
 
 
+@pytest.mark.parametrize("run", ["visible", "hidden"])
+def test_a_time_out_on_a_busy_machine_is_the_platform_s_fault(run: str) -> None:
+    tests = plan().tests
+    starved = Execution(Termination.TIMEOUT, {}, interrupted_call=tests[0].call.id, starved=True)
+    completed = Execution(Termination.COMPLETED, every_call_passing())
+    visible, hidden = (starved, completed) if run == "visible" else (completed, starved)
+    report = judge(plan(), visible, HiddenRun(first_sets(), hidden))
+    assert report.status is ReportStatus.ERROR
+    assert "too busy" in report.message and "submit it again" in report.message
+    assert all("not your code" in test.message for test in report.tests)
+
+
 @pytest.mark.parametrize(
     ("termination", "status"),
     [

@@ -426,6 +426,9 @@ def _digits(value: float) -> str:
 
 def assert_verdict(case: Case, execution: Execution, report: Report) -> None:
     assert execution.termination is case.ending, execution.detail
+    if execution.starved:  # a busy machine (other tests' load) cut it short: nobody's fault
+        assert report.status is ReportStatus.ERROR and report.score == 0
+        return
     refused = case.ending in (Termination.REJECTED, Termination.VIOLATION)
     assert report.status is (ReportStatus.REJECTED if refused else ReportStatus.FAILED)
     assert report.score == 0

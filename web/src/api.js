@@ -105,3 +105,10 @@ export function history(studentId, exercise) {
   else if (studentToken) query = { exercise, limit: "20" };
   return call(`/submissions?${new URLSearchParams(query)}`);
 }
+
+// Where the student stands in the exercise's attempt budget ({limited: false} without one).
+export function attempts(exercise, studentId) {
+  if (launched) return call("/attempts");
+  const query = studentId && !studentToken ? `?${new URLSearchParams({ student_id: studentId })}` : "";
+  return call(`/exercises/${encodeURIComponent(exercise)}/attempts${query}`);
+}

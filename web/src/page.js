@@ -2,6 +2,7 @@
 // submission while it is queued and running, and shows its report and the student's history.
 import katex from "katex";
 import * as api from "./api.js";
+import { showAttempts } from "./attempts.js";
 import { createEditor } from "./editor.js";
 import { renderHistory, renderMessage, renderReport } from "./report.js";
 import { needsSignIn, showHowToGetIn, showStudent } from "./signin.js";
@@ -19,6 +20,7 @@ const submitButton = document.getElementById("submit");
 const studentInput = document.getElementById("student-id");
 const signInNotice = document.getElementById("sign-in");
 const loadCodeButton = document.getElementById("load-code");
+const attemptsLine = document.getElementById("attempts");
 
 for (const node of document.querySelectorAll(".statement .math")) {
   katex.render(node.textContent, node, {
@@ -71,6 +73,7 @@ function signedOut(error) {
 async function refreshHistory() {
   const studentId = studentInput.value.trim();
   if (locked || (!studentId && !api.signedIn)) return;
+  showAttempts(attemptsLine, data.slug, studentId);
   try {
     const page = await api.history(studentId, data.slug);
     renderHistory(historyList, page.items, openSubmission);
@@ -125,6 +128,7 @@ submitButton.addEventListener("click", async () => {
   } catch (error) {
     if (signedOut(error)) return;
     say(`Not graded: ${error.message}`);
+    refreshHistory();
   }
   submitButton.disabled = false;
 });
