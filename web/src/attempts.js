@@ -19,12 +19,15 @@ function clock(iso) {
   return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
+function attemptsCount(count) {
+  return count === 1 ? "1 attempt" : `${count} attempts`;
+}
+
 export function describe(budget) {
-  const allowance = `${budget.attempts} attempts every ${period(budget.window_s)}`;
+  const allowance = `${attemptsCount(budget.attempts)} every ${period(budget.window_s)}`;
   const next = budget.next_at ? ` The next comes back at ${clock(budget.next_at)}.` : "";
   if (budget.remaining === 0) return `No attempts left for now (${allowance}).${next}`;
-  const left = budget.remaining === 1 ? "1 attempt" : `${budget.remaining} attempts`;
-  return `${left} left (${allowance}).${next} A pass, or a fault of the grader, does not count.`;
+  return `${attemptsCount(budget.remaining)} left (${allowance}).${next} A pass, or a fault of the grader, does not count.`;
 }
 
 // Shows the student's standing in `line`, or hides it when the exercise has no budget.

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 from app_support import CORRECT, MISSING_SCALING, SEED
 from browser_support import (
@@ -111,4 +112,35 @@ def test_a_linked_student_solves_the_exercise_until_the_link_is_revoked(
     expect(notice).to_contain_text("You are signed out: this student link is not valid")
     expect(page.locator("#submit")).to_be_disabled()
     page.screenshot(path=SHOTS / "student-link-revoked.png")
+    page.close()
+
+
+def test_a_student_sees_the_attempts_left_and_past_them_when_the_next_comes_back(
+    browser: Browser, course: Course
+) -> None:
+    key = course.command("keys", "create", "--course", "ml-101", "--role", "instructor")
+    policy = httpx.put(
+        f"{course.url}/v1/courses/ml-101/exercises/{SEED}/policy",
+        json={"gradebook": "best", "attempts": 1, "window_s": 3600},
+        headers={"X-API-Key": key},
+    )
+    assert policy.status_code == 200, policy.text
+    link = course.command(
+        "students", "link", "--course", "ml-101", "--student", "grace", "--exercise", SEED
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    open_page(page, link)
+    attempts = page.locator("#attempts")
+    expect(attempts).to_have_text(
+        "1 attempt left (1 attempt every hour). A pass, or a fault of the grader, does not count."
+    )
+    type_solution(page, MISSING_SCALING)
+    submit(page)
+    expect(attempts).to_contain_text("No attempts left for now (1 attempt every hour).")
+    expect(attempts).to_contain_text("The next comes back at")
+    page.locator("#submit").click()
+    expect(page.locator("#status")).to_contain_text(
+        "Not graded: you have used 1 attempt this exercise allows every hour."
+    )
+    page.screenshot(path=SHOTS / "attempts-used-up.png")
     page.close()
