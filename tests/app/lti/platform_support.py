@@ -293,3 +293,25 @@ def post_launch(tool: TestClient, form: LaunchForm) -> Any:
     return tool.post(
         path, data={"id_token": form.id_token, "state": form.state}, follow_redirects=False
     )
+
+
+def launch_over_http(tool: httpx.Client, platform: Platform) -> str:
+    """The platform's next launch of a tool served over HTTP, up to the tool's redirect after
+    the launch; returns where it sends the browser."""
+    base = str(tool.base_url).rstrip("/")
+    login = urlparse(platform.login_url(f"{base}/lti/login", "hint"))
+    answer = tool.get(f"{login.path}?{login.query}", follow_redirects=False)
+    assert answer.status_code == 302, answer.text
+    form = httpx.get(answer.headers["location"], timeout=10).text
+    fields = dict(re.findall(r"name='(\w+)' value='([^']*)'", form))
+    # The state cookie is Secure and this tool is on plain http: carried by hand.
+    cookie = "; ".join(f"{name}={value}" for name, value in answer.cookies.items())
+    launched = tool.post(
+        "/lti/launch",
+        data={"id_token": fields["id_token"], "state": fields["state"]},
+        headers={"Cookie": cookie},
+        follow_redirects=False,
+    )
+    assert launched.status_code == 303, launched.text
+    location: str = launched.headers["location"]
+    return location

@@ -6,7 +6,6 @@ The screenshot lands in var/screenshots for a person to look at."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
@@ -22,7 +21,14 @@ from browser_support import (
     submit,
     type_solution,
 )
-from platform_support import CLIENT_ID, DEPLOYMENT_ID, ISSUER, Platform, serve_platform
+from platform_support import (
+    CLIENT_ID,
+    DEPLOYMENT_ID,
+    ISSUER,
+    Platform,
+    launch_over_http,
+    serve_platform,
+)
 from playwright.sync_api import expect
 from test_server import free_port, server
 
@@ -64,21 +70,7 @@ def launch(tool: httpx.Client, platform: Platform) -> str:
     """The LMS's launch up to the tool's redirect; returns where it sends the browser."""
     platform.next_launch.exercise = SEED
     base = str(tool.base_url).rstrip("/")
-    login = urlparse(platform.login_url(f"{base}/lti/login", "hint"))
-    answer = tool.get(f"{login.path}?{login.query}", follow_redirects=False)
-    assert answer.status_code == 302, answer.text
-    form = httpx.get(answer.headers["location"], timeout=10).text
-    fields = dict(re.findall(r"name='(\w+)' value='([^']*)'", form))
-    # The state cookie is Secure and this tool is on plain http: carried by hand.
-    cookie = "; ".join(f"{name}={value}" for name, value in answer.cookies.items())
-    launched = tool.post(
-        "/lti/launch",
-        data={"id_token": fields["id_token"], "state": fields["state"]},
-        headers={"Cookie": cookie},
-        follow_redirects=False,
-    )
-    assert launched.status_code == 303, launched.text
-    location: str = launched.headers["location"]
+    location = launch_over_http(tool, platform)
     assert location.startswith(f"/exercises/{SEED}#lti_session="), location
     return base + location
 

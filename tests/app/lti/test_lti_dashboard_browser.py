@@ -5,16 +5,14 @@ and the figures shown are the staff API's."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from urllib.parse import urlparse
 
 import httpx
 import pytest
 from app_support import SEED
 from browser_support import open_page, skip_without_a_browser
 from dashboard_support import COURSE, Served, check_overview, serve_demo_course
-from platform_support import Platform, register_in, serve_platform
+from platform_support import Platform, launch_over_http, register_in, serve_platform
 from playwright.sync_api import Browser, expect
 
 from app.lti.roles import ROLES_CLAIM
@@ -61,21 +59,6 @@ def launch_as_instructor(tool: httpx.Client, platform: Platform) -> str:
     platform.next_launch.claims = {
         ROLES_CLAIM: ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"]
     }
-    base = str(tool.base_url).rstrip("/")
-    login = urlparse(platform.login_url(f"{base}/lti/login", "hint"))
-    answer = tool.get(f"{login.path}?{login.query}", follow_redirects=False)
-    assert answer.status_code == 302, answer.text
-    form = httpx.get(answer.headers["location"], timeout=10).text
-    fields = dict(re.findall(r"name='(\w+)' value='([^']*)'", form))
-    # The state cookie is Secure and this tool is on plain http: carried by hand.
-    cookie = "; ".join(f"{name}={value}" for name, value in answer.cookies.items())
-    launched = tool.post(
-        "/lti/launch",
-        data={"id_token": fields["id_token"], "state": fields["state"]},
-        headers={"Cookie": cookie},
-        follow_redirects=False,
-    )
-    assert launched.status_code == 303, launched.text
-    location: str = launched.headers["location"]
+    location = launch_over_http(tool, platform)
     assert location.startswith(f"/courses/{COURSE}/dashboard?exercise={SEED}#staff_session=")
     return location
