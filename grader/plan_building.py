@@ -28,7 +28,7 @@ from grader.plan import (
 from grader.properties import PROPERTIES
 from grader.reference import Reference, run_trusted
 from grader.sandbox.torch_setup import configure_for_references
-from grader.spec import EntryKind, Exercise, RandomTensor, TestCaseSpec, Visibility, WeightSource
+from grader.spec import Exercise, RandomTensor, TestCaseSpec, Visibility, WeightSource
 from grader.variants import WrongVariant
 
 
@@ -82,7 +82,7 @@ def _probes(
         redrawn = definition.redraw(shape) if prop in wanted else None
         if redrawn is not None:
             probes.append(_probe(prop, call, args=perturb(test, inputs, seed, redrawn)))
-    if reference.weight_probe is not None and exercise.spec.kind is EntryKind.MODULE:
+    if reference.weight_probe is not None:
         parameters = reference.probe_parameters(dict(test.init))
         probes.append(_probe(WEIGHTS, call, parameters=parameters, strict_parameters=False))
     return tuple(probes)

@@ -16,7 +16,7 @@ from grader.call_execution import run_call
 from grader.contract import Call, Job, OutputValue, Scalar
 from grader.errors import DefinitionProblem, ExerciseDefinitionError, ReferenceFailure
 from grader.inputs import draw_parameters
-from grader.spec import Exercise, module_path
+from grader.spec import EntryKind, Exercise, module_path
 from grader.variants import WeightProbe, WrongVariant
 
 # References seed the global RNG in their constructors (exercise 1 does, as its statement asks),
@@ -47,7 +47,10 @@ class Reference:
             module=spec.reference,
             entry=entry,
             variants=tuple(getattr(module, "VARIANTS", ())),
-            weight_probe=getattr(module, "WEIGHT_PROBE", None),
+            # Only a module has weights to load by name: a function's probe would mean nothing.
+            weight_probe=(
+                getattr(module, "WEIGHT_PROBE", None) if spec.kind is EntryKind.MODULE else None
+            ),
         )
 
     def run(self, call: Call, job: Job) -> tuple[OutputValue, ...]:

@@ -11,7 +11,7 @@ import threading
 
 from grader.diagnosis import WEIGHTS_CODE
 from grader.errors import ExerciseDefinitionError
-from grader.spec import EntryKind, Exercise
+from grader.spec import Exercise
 
 _known: dict[tuple[str, str], dict[str, str]] = {}
 _lock = threading.Lock()
@@ -42,7 +42,6 @@ def _read(exercise: Exercise) -> dict[str, str]:
     mistakes: dict[str, str] = {}
     for variant in reference.variants:
         mistakes.setdefault(variant.code, variant.message)
-    # Only a module's weights are probed (grader.plan_building).
-    if reference.weight_probe is not None and exercise.spec.kind is EntryKind.MODULE:
+    if reference.weight_probe is not None:
         mistakes.setdefault(WEIGHTS_CODE, reference.weight_probe.message)
     return mistakes
