@@ -21,7 +21,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.models import ExercisePolicy, Submission
+from app.models import Submission
+from app.staff.policies import read_policy
 
 # Token counts are sums of float refills: this much short of a whole attempt still counts as one.
 _EPSILON = 1e-9
@@ -72,8 +73,8 @@ def _refilled(budget: Budget, tokens: float, elapsed: timedelta) -> float:
 
 def budget_of(session: Session, course_id: int, exercise: str) -> Budget | None:
     """The exercise's attempt budget in the course, or None when it has none."""
-    policy = session.get(ExercisePolicy, (course_id, exercise))
-    if policy is None or policy.attempts is None or policy.window_s is None:
+    policy = read_policy(session, course_id, exercise)
+    if policy.attempts is None or policy.window_s is None:
         return None
     return Budget(policy.attempts, policy.window_s)
 
