@@ -19,6 +19,7 @@ from app.models import (
 )
 from app.problems import RegradeNotFound, SubmissionNotFound
 from app.regrades.schemas import RegradeReason
+from app.staff.scores import outdated
 
 ACTIVE = (RegradeStatus.QUEUED, RegradeStatus.RUNNING)
 # A course's regrades listed at most (newest first).
@@ -70,9 +71,9 @@ def request(  # noqa: PLR0917 (what a regrade is of, and who asks)
     ).first()
     if active is not None:
         return Requested(active, created=False)
-    outdated = func.sum(case((Submission.exercise_version.is_distinct_from(version), 1), else_=0))
+    other_version = func.sum(case((outdated(version), 1), else_=0))
     last_id, total, other_versions = session.execute(
-        select(func.max(Submission.id), func.count(), outdated).where(
+        select(func.max(Submission.id), func.count(), other_version).where(
             *covered(course_id, exercise, student_id)
         )
     ).one()

@@ -29,6 +29,11 @@ SCORED = Submission.report_status != ReportStatus.ERROR.value
 PASSED = Submission.report_status == ReportStatus.PASSED.value
 
 
+def outdated(current: ColumnElement[Any] | str) -> ColumnElement[bool]:
+    """Graded with another version than `current`, or with none (its exercise was broken)."""
+    return func.coalesce(Submission.exercise_version, "") != current
+
+
 def fraction(
     score: SQLCoreOperations[Any], max_score: SQLCoreOperations[Any]
 ) -> ColumnElement[Any]:

@@ -38,7 +38,7 @@ from app.staff.schemas import (
     TestFigures,
     Unrecognised,
 )
-from app.staff.scores import PASSED, SCORED, fraction, graded, student_scores
+from app.staff.scores import PASSED, SCORED, fraction, graded, outdated, student_scores
 from app.staff.utc_day import utc_day
 from grader.catalog import Catalog
 from grader.report import PropertyStatus, ReportStatus, TestStatus
@@ -59,11 +59,6 @@ def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:
     return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
 
 
-def _outdated(current: ColumnElement[Any] | str) -> ColumnElement[bool]:
-    """Graded with another version than `current`, or with none (its exercise was broken)."""
-    return func.coalesce(Submission.exercise_version, "") != current
-
-
 def course_exercises(session: Session, course: Course, catalog: Catalog) -> CourseExercises:
     """Every exercise served, with its totals: two grouped queries for the whole course."""
     versions = {exercise.spec.slug: exercise.version for exercise in catalog}
@@ -76,7 +71,7 @@ def course_exercises(session: Session, course: Course, catalog: Catalog) -> Cour
                 func.count().label("submissions"),
                 func.count(distinct(Submission.student_id)).label("students"),
                 _students(PASSED).label("passed_students"),
-                _count(_outdated(current)).label("outdated"),
+                _count(outdated(current)).label("outdated"),
             )
             .where(graded(course.id))
             .group_by(Submission.exercise)
@@ -115,7 +110,7 @@ def exercise_stats(session: Session, course: Course, exercise: Exercise) -> Exer
             func.count().label("submissions"),
             func.count(distinct(Submission.student_id)).label("students"),
             _students(PASSED).label("passed_students"),
-            _count(_outdated(exercise.version)).label("outdated"),
+            _count(outdated(exercise.version)).label("outdated"),
         ).where(graded(course.id, slug))
     ).one()
     policy = session.scalar(
