@@ -4,25 +4,12 @@
 // - with a student link (`autograder students link`), opened as ...#student_token=<token>: it
 //   works as that student of that course through /v1, on every exercise page of this service;
 // - otherwise as whoever the service lets in without a credential (it runs open on loopback).
+import { takeFromFragment } from "./fragment.js";
 import { refusal } from "./refusal.js";
 import { forget, load, save } from "./storage.js";
 
 const LTI_KEY = `autograder:lti-session:${window.location.pathname}`;
 const LINK_KEY = "autograder:student-token";
-
-// A token leaves the address bar at once (bookmarks, history, shared links). It came in the
-// fragment: never sent to a server.
-function takeFromFragment(name) {
-  const fragment = new URLSearchParams(window.location.hash.slice(1));
-  const token = fragment.get(name);
-  if (token) {
-    fragment.delete(name);
-    const rest = fragment.toString();
-    const { pathname, search } = window.location;
-    window.history.replaceState(window.history.state, "", pathname + search + (rest ? `#${rest}` : ""));
-  }
-  return token;
-}
 
 // An LTI session is this tab's, for this page: sessionStorage keeps it across a reload.
 function launchToken() {

@@ -6,19 +6,10 @@
 // Either credential is this tab's (sessionStorage): it never outlives the tab, nor leaks to
 // another one.
 
+import { takeFromFragment } from "../fragment.js";
 import { refusal } from "../refusal.js";
 
 const KEY = "autograder:staff-credential";
-
-function fromFragment() {
-  const fragment = new URLSearchParams(window.location.hash.slice(1));
-  const token = fragment.get("staff_session");
-  if (!token) return null;
-  // The token leaves the address bar at once (bookmarks, history, shared screens).
-  const { pathname, search } = window.location;
-  window.history.replaceState(window.history.state, "", pathname + search);
-  return token;
-}
 
 let memory = null; // when the browser refuses storage (a framed page): good until the page is left
 
@@ -40,7 +31,7 @@ function credential() {
   }
 }
 
-const launched = fromFragment();
+const launched = takeFromFragment("staff_session");
 if (launched) remember(launched);
 
 // True when the tab holds a credential; `launchedAsStaff`: it came from an LMS launch (a staff
