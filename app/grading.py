@@ -29,7 +29,7 @@ from app.leases import Claim, Held, Leases
 from app.logs import bound_submission
 from app.metrics import Metrics
 from app.models import Submission, SubmissionStatus, utcnow
-from app.report_store import report_columns, store_outcomes
+from app.report_store import add_outcomes, report_columns
 from app.settings import AppSettings
 from grader.catalog import Catalog
 from grader.errors import AutograderError
@@ -170,6 +170,6 @@ def _finish(context: GradingContext, submission_id: str, report: Report) -> bool
         )
         if cast(CursorResult[Any], result).rowcount != 1:
             return None
-        store_outcomes(session, submission_id, report)
+        add_outcomes(session, submission_id, report)  # done once: the row was not done
         recorded = [record(session, submission_id, report) for record in context.on_graded]
     return any(recorded)

@@ -55,9 +55,14 @@ def outcome_rows(submission_id: str, report: Report) -> list[dict[str, Any]]:
     ]
 
 
-def store_outcomes(session: Session, submission_id: str, report: Report) -> None:
-    """Replace the submission's outcome rows with this report's."""
-    session.execute(delete(ReportOutcome).where(ReportOutcome.submission_id == submission_id))
+def add_outcomes(session: Session, submission_id: str, report: Report) -> None:
+    """The outcome rows of a submission's first report (it has none yet)."""
     rows = outcome_rows(submission_id, report)
     if rows:
         session.execute(insert(ReportOutcome), rows)
+
+
+def replace_outcomes(session: Session, submission_id: str, report: Report) -> None:
+    """The submission's outcome rows, those of an earlier report replaced by this one's."""
+    session.execute(delete(ReportOutcome).where(ReportOutcome.submission_id == submission_id))
+    add_outcomes(session, submission_id, report)

@@ -25,7 +25,7 @@ from sqlalchemy import ColumnElement, CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from app.models import PastReport, Regrade, RegradeStatus, Submission, utcnow
-from app.report_store import report_columns, store_outcomes
+from app.report_store import replace_outcomes, report_columns
 from grader.report import Report, ReportStatus
 
 log = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ def _replace(session: Session, regrade_id: str, submission_id: str, report: Repo
         .values(**report_columns(report), finished_at=utcnow())
         .execution_options(synchronize_session=False)
     )
-    store_outcomes(session, submission_id, report)
+    replace_outcomes(session, submission_id, report)
     return changed
 
 

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from app.db import Database
 from app.models import PastReport, Regrade, Submission, SubmissionStatus, utcnow
-from app.report_store import report_columns, store_outcomes
+from app.report_store import add_outcomes, report_columns
 from grader.report import Report
 
 
@@ -26,7 +26,7 @@ def graded_earlier(database: Database, source: str, report: Report, **values: An
         )
         session.add(row)
         session.flush()
-        store_outcomes(session, row.id, report)
+        add_outcomes(session, row.id, report)
         return row.id
 
 

@@ -9,7 +9,7 @@ from ulid import ULID
 
 from app.db import Database
 from app.models import Submission, SubmissionStatus
-from app.report_store import report_columns, store_outcomes
+from app.report_store import add_outcomes, report_columns
 from app.staff.demo_reports import Attempt, Bug, Outcome, build_report
 from app.staff.mistakes import known_mistakes
 from grader.spec import Exercise, Property
@@ -55,7 +55,7 @@ class Class:
             )
             session.add(row)
             session.flush()
-            store_outcomes(session, row.id, report)
+            add_outcomes(session, row.id, report)
             return row.id
 
     def next_day(self) -> None:
