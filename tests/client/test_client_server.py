@@ -102,7 +102,7 @@ def test_a_wrong_solution_shows_its_diagnosis_as_text_and_html(service_url: str)
     assert "Diagnosis:" in text and "1/sqrt(d)" in text
     html = result._repr_html_()
     assert "<strong>Diagnosis</strong>" in html and "1/sqrt(d)" in html
-    assert "<td>hidden</td>" in html and "hidden test: failed" in html
+    assert ">hidden</td>" in html and "hidden test: failed" in html
     assert "<th>expected</th>" in html  # a visible test's first mismatch, side by side
 
 
