@@ -1,6 +1,7 @@
 """Submit an exercise to the autograder from a notebook or a script; only httpx is needed.
 
-In a notebook: `submit("multi-headed-self-attention", MultiHeadedSelfAttention)` shows the report.
+In a notebook: `submit("multi-headed-self-attention", MultiHeadedSelfAttention)` shows the report;
+`configure(student_id=...)` (or `configure(link=...)`, with a student link) says once who submits.
 """
 
 from autograder_client.client import Client, submit

@@ -62,9 +62,12 @@ def resolve(url: str | None, api_key: str | None, student_id: str | None) -> Set
     """The settings in force: each argument, else its environment variable, else the file."""
     saved = _saved()
     address = url or os.environ.get("AUTOGRADER_URL") or saved.get("url") or DEFAULT_URL
+    address = address.rstrip("/")
+    # A link's token goes only to the autograder of that link, never to another one named later.
+    link_token = saved.get("api_key") if address == saved.get("url") else None
     return Settings(
-        url=address.rstrip("/"),
-        api_key=api_key or os.environ.get("AUTOGRADER_API_KEY") or saved.get("api_key"),
+        url=address,
+        api_key=api_key or os.environ.get("AUTOGRADER_API_KEY") or link_token,
         student_id=checked_student_id(
             student_id or os.environ.get("AUTOGRADER_STUDENT_ID") or saved.get("student_id")
         ),

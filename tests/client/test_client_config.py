@@ -66,6 +66,15 @@ def test_a_student_link_sets_the_address_and_the_token_readable_by_its_owner_onl
     assert student_of(request) is None  # the server reads the student from the token
 
 
+def test_a_link_s_token_goes_to_that_link_s_autograder_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    configure(link=LINK)
+    monkeypatch.setenv("AUTOGRADER_URL", "http://elsewhere.test")
+    request = sent()
+    assert request.url.host == "elsewhere.test" and "Authorization" not in request.headers
+
+
 def test_configuring_again_replaces_what_was_configured() -> None:
     configure(student_id="ada", link=LINK)
     configure(student_id="grace")
