@@ -9,7 +9,6 @@ client sleeps that long and tries again while its deadline allows.
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Callable
@@ -19,11 +18,11 @@ from typing import Any
 
 import httpx
 
+from autograder_client.config import checked_student_id, resolve
 from autograder_client.errors import SubmissionError
 from autograder_client.result import Result
 from autograder_client.source import source_of
 
-DEFAULT_URL = "http://127.0.0.1:8000"
 _RETRY_STATUSES = (429, 503)
 # The server holds a waiting POST for AUTOGRADER_WAIT_TIMEOUT_S (60 s by default) and then
 # answers 202; a read that outlasts this falls back to polling.
@@ -31,21 +30,24 @@ _REQUEST_TIMEOUT = httpx.Timeout(75.0, connect=10.0)
 
 
 class Client:
-    """A connection to one autograder. `url` and `api_key` default to AUTOGRADER_URL (else
-    http://127.0.0.1:8000) and AUTOGRADER_API_KEY; `timeout` bounds a whole `submit`, retries and
-    polling included. `transport` and `sleep` are for tests."""
+    """A connection to one autograder. `url`, `api_key` and `student_id` default to the
+    environment, then to what `configure()` saved (autograder_client.config); `timeout` bounds a
+    whole `submit`, retries and polling included. `transport` and `sleep` are for tests."""
 
     def __init__(
         self,
         url: str | None = None,
         api_key: str | None = None,
         *,
+        student_id: str | None = None,
         timeout: float = 300.0,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.url = (url or os.environ.get("AUTOGRADER_URL") or DEFAULT_URL).rstrip("/")
-        key = api_key or os.environ.get("AUTOGRADER_API_KEY")
+        settings = resolve(url, api_key, student_id)
+        self.url = settings.url
+        self.student_id = settings.student_id
+        key = settings.api_key
         self.timeout = timeout
         self._sleep = sleep
         self._http = httpx.Client(
@@ -57,10 +59,12 @@ class Client:
 
     def submit(self, exercise: str, submission: object, *, student_id: str | None = None) -> Result:
         """Grade `submission` (a class, a function, a file path or source text; see
-        `autograder_client.source`) against `exercise`, and wait for the report."""
+        `autograder_client.source`) against `exercise`, and wait for the report. It is
+        `student_id`'s submission, else the client's."""
         body: dict[str, Any] = {"exercise": exercise, "source": source_of(submission)}
-        if student_id is not None:
-            body["student_id"] = student_id
+        student = checked_student_id(student_id) or self.student_id
+        if student is not None:
+            body["student_id"] = student
         deadline = time.monotonic() + self.timeout
         headers = {"Idempotency-Key": uuid.uuid4().hex}
         try:
@@ -138,8 +142,8 @@ def submit(
     timeout: float = 300.0,
 ) -> Result:
     """`submit("multi-headed-self-attention", MultiHeadedSelfAttention)`: grade and report."""
-    with Client(url, api_key, timeout=timeout) as client:
-        return client.submit(exercise, submission, student_id=student_id)
+    with Client(url, api_key, student_id=student_id, timeout=timeout) as client:
+        return client.submit(exercise, submission)
 
 
 def _retry_after(response: httpx.Response) -> float:

@@ -3,6 +3,7 @@
     SubmissionError      the source could not be read, the server could not be reached, or it
                          refused the request (unknown exercise 404, too large 413, invalid 422,
                          still busy after the Retry-After budget 429/503, ...)
+    └── ConfigurationError   a setting that cannot be used (autograder_client.config)
 
 A submission that was graded and failed is not an error: it is a `Result` whose report says so.
 """
@@ -19,3 +20,8 @@ class SubmissionError(Exception):
         self.detail = detail
         self.status = status
         self.title = title
+
+
+class ConfigurationError(SubmissionError):
+    """A setting that cannot be used: a student id the server would refuse (an `lti:` one), a
+    student link cut short, an unreadable config file. Raised before anything is sent."""

@@ -99,28 +99,26 @@ def _tests_of(finding: dict[str, Any]) -> str:
     return f" [tests: {', '.join(finding['tests'])}]" if finding.get("tests") else ""
 
 
-_STYLE = (
-    "<style>"
-    ".ag-report table{border-collapse:collapse;margin:.5em 0}"
-    ".ag-report th,.ag-report td{border:1px solid #ccc;padding:.25em .5em;text-align:left;"
-    "vertical-align:top}"
-    ".ag-report .ag-passed{color:#137333}.ag-report .ag-bad{color:#b3261e}"
-    ".ag-report pre{margin:.25em 0;white-space:pre-wrap}"
-    "</style>"
-)
+# Inline styles, not a stylesheet: JupyterLab drops a <style> element from an output it does not
+# trust, keeps `style` attributes, and right-aligns every cell of a rendered table with a rule
+# that outweighs any class of ours. As on the exercise page: text left, numbers right.
+_CELL = "border:1px solid #ccc;padding:.25em .5em;vertical-align:top"
+_TEXT = f' style="{_CELL};text-align:left"'
+_NUMBER = f' style="{_CELL};text-align:right;white-space:nowrap"'
+_COLORS = {True: ' style="color:#137333"', False: ' style="color:#b3261e"'}
 
 
 def render_html(report: Report) -> str:
     status = report["status"]
     score = f"{report['score']:g}/{report['max_score']:g}"
     parts = [
-        _STYLE,
         '<div class="ag-report">',
         f"<p><strong>{escape(report['exercise'])}</strong>: "
-        f'<strong class="{_css(status)}">{escape(status.upper())}</strong> ({escape(score)}). '
-        f"{escape(report.get('message', ''))}</p>",
-        "<table><thead><tr><th>status</th><th>test</th><th>visibility</th><th>points</th>"
-        "<th>details</th></tr></thead><tbody>",
+        f"<strong{_color(status)}>{escape(status.upper())}</strong> ({escape(score)}). "
+        f"{prose(report.get('message', ''))}</p>",
+        '<table style="border-collapse:collapse;margin:.5em 0"><thead><tr>',
+        *(f"<th{_TEXT}>{name}</th>" for name in ("status", "test", "visibility")),
+        f"<th{_NUMBER}>points</th><th{_TEXT}>details</th></tr></thead><tbody>",
         *(_test_row(test) for test in report.get("tests", [])),
         "</tbody></table>",
     ]
@@ -128,7 +126,7 @@ def render_html(report: Report) -> str:
         parts.append("<p><strong>Diagnosis</strong></p><ul>")
         for finding in report["diagnosis"]:
             parts.append(
-                f"<li>{escape(finding['message'])}{escape(_where(finding))}"
+                f"<li>{prose(finding['message'])}{escape(_where(finding))}"
                 f"{escape(_tests_of(finding))}</li>"
             )
         parts.append("</ul>")
@@ -137,21 +135,29 @@ def render_html(report: Report) -> str:
         for check in report["properties"]:
             mark = _PROPERTY_MARKS.get(check["status"], "skipped")
             parts.append(
-                f"<li>{escape(check['name'])}: {escape(mark)}: {escape(check['message'])}</li>"
+                f"<li>{escape(check['name'])}: {escape(mark)}: {prose(check['message'])}</li>"
             )
         parts.append("</ul>")
     parts.append("</div>")
     return "".join(parts)
 
 
+def prose(text: str) -> str:
+    """A message for HTML, its `quoted code` as <code>, as the exercise page shows it."""
+    return "".join(
+        f"<code>{escape(part)}</code>" if index % 2 else escape(part)
+        for index, part in enumerate(text.split("`"))
+    )
+
+
 def _test_row(test: dict[str, Any]) -> str:
     status = test["status"]
     cells = [
-        f'<td class="{_css(status)}">{escape(status)}</td>',
-        f"<td>{escape(test['name'])}</td>",
-        f"<td>{escape(test['visibility'])}</td>",
-        f"<td>{escape(_points(test))}</td>",
-        f"<td>{_details(test)}</td>",
+        f"<td{_TEXT}><span{_color(status)}>{escape(status)}</span></td>",
+        f"<td{_TEXT}>{escape(test['name'])}</td>",
+        f"<td{_TEXT}>{escape(test['visibility'])}</td>",
+        f"<td{_NUMBER}>{escape(_points(test))}</td>",
+        f"<td{_TEXT}>{_details(test)}</td>",
     ]
     return f"<tr>{''.join(cells)}</tr>"
 
@@ -160,23 +166,31 @@ def _details(test: dict[str, Any]) -> str:
     """Hidden tests arrive already reduced to pass/fail; visible ones may carry a mismatch."""
     if test["status"] == "passed" and not test.get("stdout"):
         return ""
-    details = [] if test["status"] == "passed" else [escape(test["message"])]
+    details = [] if test["status"] == "passed" else [prose(test["message"])]
     mismatch = test.get("first_mismatch")
     if mismatch:
         index = ", ".join(str(i) for i in mismatch["index"])
+        values = (f"[{escape(index)}]", _number(mismatch["expected"]), _number(mismatch["actual"]))
         details.append(
-            f"<table><tr><th>index</th><th>expected</th><th>actual</th></tr>"
-            f"<tr><td>[{escape(index)}]</td><td>{_number(mismatch['expected'])}</td>"
-            f"<td>{_number(mismatch['actual'])}</td></tr></table>"
+            '<table style="border-collapse:collapse;margin:.25em 0">'
+            f"<tr>{_cells('th', ('index', 'expected', 'actual'))}</tr>"
+            f"<tr>{_cells('td', values)}</tr></table>"
         )
     if test.get("stdout"):
-        details.append(f"printed:<pre>{escape(test['stdout'])}</pre>")
+        details.append(
+            f'printed:<pre style="margin:.25em 0;white-space:pre-wrap;text-align:left">'
+            f"{escape(test['stdout'])}</pre>"
+        )
     return "<br>".join(details)
+
+
+def _cells(tag: str, contents: tuple[str, ...]) -> str:
+    return "".join(f"<{tag}{_NUMBER}>{content}</{tag}>" for content in contents)
 
 
 def _number(value: object) -> str:
     return f"{value:.6g}" if isinstance(value, (int, float)) else escape(str(value))
 
 
-def _css(status: str) -> str:
-    return "ag-passed" if status == "passed" else "ag-bad"
+def _color(status: str) -> str:
+    return _COLORS[status == "passed"]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 import httpx
 import pytest
 from autograder_client import Client, SubmissionError
+from client_support import unconfigured
 
 SLUG = "multi-headed-self-attention"
 REPORT = {
@@ -21,6 +23,11 @@ REPORT = {
 }
 DONE = {"id": "S1", "exercise": SLUG, "status": "done", "report": REPORT}
 QUEUED = {"id": "S1", "status": "queued"}
+
+
+@pytest.fixture(autouse=True)
+def _unconfigured(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    unconfigured(monkeypatch, tmp_path / "config")
 
 
 def problem(status: int, detail: str, retry_after: str | None = None) -> httpx.Response:

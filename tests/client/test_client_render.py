@@ -4,6 +4,8 @@ string escaped."""
 
 from __future__ import annotations
 
+import re
+from html.parser import HTMLParser
 from typing import Any
 
 from autograder_client import render_html, render_text
@@ -86,10 +88,46 @@ def test_text_shows_student_text_inert() -> None:
     assert text == grader_render_text(Report.model_validate(report))
 
 
+# What JupyterLab's sanitizer keeps of an output it does not trust: these tags (among others),
+# and on them `class` and `style` (a <style> element is dropped with its rules).
+KEPT_TAGS = {"div", "p", "strong", "span", "table", "thead", "tbody", "tr", "th", "td", "ul", "li"}
+KEPT_TAGS |= {"code", "pre", "br"}
+
+
+class Cells(HTMLParser):
+    """The tags and attributes of an HTML fragment, and each table cell's text and alignment."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attributes: set[str] = set()
+        self.cells: list[tuple[str, str]] = []
+        self._open: list[int] = []  # the cells the parser is in, innermost last
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attributes |= {name for name, _ in attrs}
+        if tag in ("th", "td"):
+            align = re.search(r"text-align:(\w+)", dict(attrs).get("style") or "")
+            self._open.append(len(self.cells))
+            self.cells.append(("", align[1] if align else "none"))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("th", "td"):
+            self._open.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self._open:
+            text, align = self.cells[self._open[-1]]
+            self.cells[self._open[-1]] = (text + data, align)
+
+
 def test_html_shows_the_table_the_mismatch_and_the_diagnosis() -> None:
     html = render_html(REPORT)
     assert html.count("<tr>") >= 4  # header, three tests (plus the mismatch's own table)
-    assert "<td>[0, 2, 1]</td><td>0.1234</td><td>0.1534</td>" in html
+    cells = Cells(html).cells
+    assert ("[0, 2, 1]", "right") in cells and ("0.1534", "right") in cells
     assert "without the 1/sqrt(d) scaling. (line 12) [tests: 16 heads]" in html
     assert "hidden test: timeout" in html
     assert "causal: ok: holds on 5 visible tests" in html
@@ -107,3 +145,19 @@ def test_html_escapes_what_a_student_controls() -> None:
     assert "<script>" not in html
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
     assert [c for c in "\x1b\x07\u202e" if c in html] == []  # a bidi override reorders text
+
+
+def test_html_aligns_text_left_and_numbers_right_with_styles_jupyter_keeps() -> None:
+    parsed = Cells(render_html(REPORT))
+    assert parsed.tags <= KEPT_TAGS and parsed.attributes <= {"class", "style"}
+    aligned = dict(parsed.cells)
+    assert aligned["test"] == aligned["16 heads"] == aligned["hidden"] == "left"
+    assert aligned["points"] == aligned["0/1"] == aligned["expected"] == "right"
+    assert all(align in ("left", "right") for _, align in parsed.cells)
+
+
+def test_html_shows_quoted_code_as_code_escaped() -> None:
+    failing = {**REPORT["tests"][1], "message": f"`output` differs; `{SCRIPT}` printed"}
+    html = render_html({**REPORT, "tests": [failing]})
+    assert "<code>output</code> differs; <code>&lt;script&gt;" in html
+    assert "`" not in html and "<script>" not in html

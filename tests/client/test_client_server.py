@@ -12,10 +12,20 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import torch
-from autograder_client import SubmissionError, submit
-from client_support import AUTOGRADER, CORRECT, MISSING_SCALING, SEED, free_port, serve
+from autograder_client import SubmissionError, configure, submit
+from client_support import (
+    AUTOGRADER,
+    CORRECT,
+    MISSING_SCALING,
+    SEED,
+    free_port,
+    serve,
+    student_link,
+    unconfigured,
+)
 from notebook_support import run_notebook
 from torch import nn
 
@@ -25,10 +35,20 @@ from grader.report import Report
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(autouse=True)
+def _unconfigured(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    unconfigured(monkeypatch, tmp_path / "config")
+
+
 @pytest.fixture(scope="module")
-def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def service_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("service")
+
+
+@pytest.fixture(scope="module")
+def service_url(service_dir: Path) -> Iterator[str]:
     """One service for the module: starting it warms the sandbox pool."""
-    with serve(tmp_path_factory.mktemp("service")) as url:
+    with serve(service_dir) as url:
         yield url
 
 
@@ -82,8 +102,8 @@ def test_a_wrong_solution_shows_its_diagnosis_as_text_and_html(service_url: str)
     assert "Diagnosis:" in text and "1/sqrt(d)" in text
     html = result._repr_html_()
     assert "<strong>Diagnosis</strong>" in html and "1/sqrt(d)" in html
-    assert "<td>hidden</td>" in html and "hidden test: failed" in html
-    assert "<th>expected</th>" in html  # a visible test's first mismatch, side by side
+    assert ">hidden</td>" in html and "hidden test: failed" in html
+    assert ">expected</th>" in html  # a visible test's first mismatch, side by side
 
 
 def test_what_a_submission_prints_is_escaped_in_html(service_url: str) -> None:
@@ -98,6 +118,33 @@ def test_what_a_submission_prints_is_escaped_in_html(service_url: str) -> None:
     html = result._repr_html_()
     assert "<script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def history(service_url: str, student: str) -> list[str]:
+    """The ids in a student's history, as the exercise page asks for it."""
+    answer = httpx.get(f"{service_url}/v1/submissions", params={"student_id": student})
+    return [item["id"] for item in answer.raise_for_status().json()["items"]]
+
+
+def test_a_configured_student_id_puts_the_submission_in_that_student_s_history(
+    service_url: str,
+) -> None:
+    configure(student_id="ada")
+    result = submit(SEED, CORRECT, url=service_url)
+    assert result.submission["student_id"] == "ada"
+    assert history(service_url, "ada") == [result.id]
+
+
+def test_a_configured_student_link_submits_as_its_student(
+    service_url: str, service_dir: Path
+) -> None:
+    configure(link=student_link(service_dir, service_url, "grace"))
+    result = submit(SEED, CORRECT)  # the link says where the autograder is, and who submits
+    assert result.submission["student_id"] == "grace"
+    assert history(service_url, "grace") == [result.id]
+    with pytest.raises(SubmissionError, match="you are signed in as 'grace'") as caught:
+        submit(SEED, CORRECT, student_id="ada")
+    assert caught.value.status == 403
 
 
 def test_refusals_are_submission_errors_with_the_problem_s_detail(service_url: str) -> None:
@@ -147,7 +194,7 @@ def test_a_notebook_class_with_imports_in_an_earlier_cell_grades(service_url: st
             from autograder_client import submit
             result = submit({SEED!r}, MultiHeadedSelfAttention)
             print(result.status, result.score, result.max_score)
-            print('<table>' in result._repr_html_())
+            print("<table " in result._repr_html_())
             """
         ),
     ]
