@@ -52,6 +52,9 @@ def create_app(settings: AppSettings | None = None, *, grader: Grader | None = N
         version="1",
         description=DESCRIPTION,
         lifespan=lifespan,
+        # app.ui serves /docs and /redoc from the page's bundle, under the strict CSP.
+        docs_url=None,
+        redoc_url=None,
         # Bodies over this are refused (413) before they are buffered. JSON escaping may grow a
         # source up to 6x (\uXXXX), plus room for the other fields; the source's own limit,
         # in bytes of UTF-8, is checked after parsing.

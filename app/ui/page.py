@@ -24,10 +24,20 @@ BUILD_HINT = "make install (or: cd web && npm ci && npm run build)"
 
 
 _BUNDLE = ("page.js", "catalog.js", "page.css", "dashboard.js", "dashboard.css")
+# The API's docs pages (app.ui.api_docs): the libraries from their packages, what starts them.
+_API_DOCS = (
+    "swagger-ui-bundle.js",
+    "swagger-ui.css",
+    "swagger.js",
+    "swagger.css",
+    "redoc.standalone.js",
+    "redoc.js",
+    "redoc.css",
+)
 
 
 def assets_built() -> bool:
-    return all((DIST / name).is_file() for name in _BUNDLE)
+    return all((DIST / name).is_file() for name in (*_BUNDLE, *_API_DOCS))
 
 
 def document(

@@ -1,6 +1,7 @@
 """/exercises/{slug}: the page where a student reads an exercise, writes and submits a solution;
 /exercises: the list of exercises, where a student link without an exercise lands;
-/courses/{course}/dashboard: the course dashboard of its staff.
+/courses/{course}/dashboard: the course dashboard of its staff;
+/docs and /redoc: the API's docs pages (app.ui.api_docs), in place of FastAPI's own.
 
 Public like the statement it shows; the API calls the page makes go through /v1 and its auth.
 An LMS frames the page: who may is app.security_headers' `frame-ancestors`, for every response.
@@ -8,7 +9,7 @@ An LMS frames the page: who may is app.security_headers' `frame-ancestors`, for 
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI, HTTPException
+from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
@@ -16,7 +17,7 @@ from starlette.types import Scope
 
 from app.courses import COURSE_PATTERN
 from app.deps import CatalogDep, SettingsDep
-from app.ui import dashboard, page
+from app.ui import api_docs, dashboard, page
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 router = APIRouter(tags=["ui"], include_in_schema=False)
@@ -45,6 +46,16 @@ def dashboard_page(course: str, settings: SettingsDep) -> HTMLResponse:
         return HTMLResponse(dashboard.not_found_page(course), status_code=404)
     keys_required = settings.api_keys_required()
     return HTMLResponse(dashboard.dashboard_page(course, keys_required=keys_required))
+
+
+@router.get("/docs", response_class=HTMLResponse)
+def swagger_page(request: Request) -> HTMLResponse:
+    return HTMLResponse(api_docs.swagger_page(request.app.openapi_url))
+
+
+@router.get("/redoc", response_class=HTMLResponse)
+def redoc_page(request: Request) -> HTMLResponse:
+    return HTMLResponse(api_docs.redoc_page(request.app.openapi_url))
 
 
 class _Bundle(StaticFiles):

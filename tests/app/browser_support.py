@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from app_support import ROOT
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect, sync_playwright
 
 from app.ui import page as ui_page
 
@@ -57,6 +58,23 @@ def open_page(page: Page, url: str) -> None:
     page.goto(url)
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
     assert errors == []
+
+
+def offline(page: Page, base_url: str) -> list[str]:
+    """Cut `page` off from every host but the service's, as if there were no internet: each
+    request elsewhere is aborted, and its URL lands in the list returned."""
+    attempted: list[str] = []
+    service = urlparse(base_url).netloc
+
+    def answer(route: Route) -> None:
+        if urlparse(route.request.url).netloc == service:
+            route.continue_()
+        else:
+            attempted.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", answer)
+    return attempted
 
 
 def type_solution(page: Page, source: str) -> None:

@@ -39,6 +39,8 @@ PATHS = [
     "/v1/exercises",
     f"/exercises/{SEED}",
     "/exercises/no-such-thing",
+    "/docs",
+    "/redoc",
     "/lti/jwks",
     "/lti/login?iss=https://nobody.test&login_hint=1&target_link_uri=x",
     "/healthz",
