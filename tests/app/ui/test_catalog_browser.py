@@ -6,6 +6,7 @@ phone sizes; the screenshots of docs/web.md land in docs/images."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,6 +14,7 @@ import pytest
 from app_support import CORRECT, ROOT, SEED
 from browser_support import IMAGES, Deployment, keyed_deployment, open_page, skip_without_a_browser
 from playwright.sync_api import Browser, Page, expect
+from test_server import free_port, server
 
 pytestmark = pytest.mark.slow
 skip_without_a_browser()
@@ -83,3 +85,22 @@ def test_without_a_link_the_list_says_how_to_get_in_and_claims_no_status(
     expect(page.locator(".catalog li").first).to_be_visible()
     expect(page.locator(".catalog .progress").first).to_be_hidden()
     page.close()
+
+
+def test_on_an_open_service_the_list_follows_the_id_this_browser_submits_as(
+    browser: Browser, tmp_path: Path
+) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with server(tmp_path, port) as (_, api):
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        open_page(page, f"{base}/exercises/{SEED}")  # it makes up this browser's id
+        student = page.locator("#student-id").input_value()
+        submitted = {"exercise": SEED, "source": CORRECT, "student_id": student}
+        assert api.post("/v1/submissions?wait=true", json=submitted).status_code == 200
+        someone_else = {**submitted, "exercise": OTHER, "student_id": "someone-else"}
+        assert api.post("/v1/submissions", json=someone_else).status_code == 202
+        open_page(page, f"{base}/")
+        expect(standing(page, SEED)).to_have_text("Your status: Passed")
+        expect(standing(page, OTHER)).to_have_text("Your status: Not tried")
+        page.close()
