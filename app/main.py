@@ -21,6 +21,7 @@ from app.auth import authenticate
 from app.exercises.router import router as exercises_router
 from app.health.router import router as health_router
 from app.lti import router as lti
+from app.progress import router as progress_router
 from app.regrades.router import router as regrades_router
 from app.security_headers import SecurityHeaders
 from app.settings import AppSettings, get_settings
@@ -65,6 +66,7 @@ def create_app(settings: AppSettings | None = None, *, grader: Grader | None = N
     problems.install(app)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(authenticate)])
     v1.include_router(exercises_router)
+    v1.include_router(progress_router)
     v1.include_router(submissions_router)
     v1.include_router(staff_router)
     v1.include_router(regrades_router)

@@ -15,7 +15,7 @@ from typing import Any
 from pylti1p3.exception import LtiException
 
 from app.lti.models import MAX_URL, MAX_USER_ID
-from app.lti.pages import LaunchRefused
+from app.lti.pages import LaunchRefused, Remedy
 
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 
@@ -48,13 +48,17 @@ class GradeService:
 
 
 def _malformed(what: str) -> LaunchRefused:
-    return LaunchRefused("Launch refused", f"the launch's {what}; the platform sent it malformed")
+    return LaunchRefused(
+        f"the launch's {what}; the platform sent it malformed", remedy=Remedy.ASK_INSTRUCTOR
+    )
 
 
 def user_id(body: dict[str, Any]) -> str:
     sub = body.get("sub")
     if not sub:
-        raise LaunchRefused("Launch refused", "the launch names no user (anonymous launch)")
+        raise LaunchRefused(
+            "the launch names no user (anonymous launch)", remedy=Remedy.ASK_INSTRUCTOR
+        )
     if not isinstance(sub, str) or len(sub) > MAX_USER_ID:
         raise _malformed(f"user id (sub) is not a string of at most {MAX_USER_ID} characters")
     return sub

@@ -19,7 +19,7 @@ from pylti1p3.lineitem import LineItem
 
 from app.api_process import ApiProcess
 from app.lti.models import LtiPlatform
-from app.lti.pages import LaunchRefused
+from app.lti.pages import LaunchRefused, Remedy
 from app.lti.registrations import is_lms_url, to_registration
 from app.lti.sessions import DeepLinkContext
 from app.lti.tool_key import tool_key
@@ -49,11 +49,14 @@ class Answer:
 def picker(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> Picker:
     settings = body.get(SETTINGS_CLAIM)
     if not isinstance(settings, dict) or not settings.get("deep_link_return_url"):
-        raise LaunchRefused("Deep linking refused", "the request has no deep_link_return_url")
+        raise LaunchRefused(
+            "the deep-linking request has no deep_link_return_url", remedy=Remedy.ASK_INSTRUCTOR
+        )
     if not is_lms_url(settings["deep_link_return_url"]):
         raise LaunchRefused(
-            "Deep linking refused",
-            "the request's deep_link_return_url is not an https URL (http only on loopback)",
+            "the deep-linking request's deep_link_return_url is not an https URL (http only on "
+            "loopback)",
+            remedy=Remedy.ASK_INSTRUCTOR,
         )
     context = DeepLinkContext(platform.id, str(body.get(DEPLOYMENT_CLAIM, "")), settings)
     return Picker(
@@ -68,19 +71,22 @@ def answer(api: ApiProcess, context_token: str, slug: str, launch_url: str) -> A
         context = DeepLinkContext.verify(api.settings, context_token)
     except InvalidToken as error:
         raise LaunchRefused(
-            "Deep linking refused",
-            f"this choice is not valid any more ({error}); open the picker again from the LMS",
+            f"the deep-linking choice is not valid any more ({error}); open the picker again"
         ) from None
     try:
         exercise = api.catalog.get(slug)
     except UnknownExerciseError:
-        raise LaunchRefused("Unknown exercise", f"no exercise is called {slug!r}", 404) from None
+        raise LaunchRefused(
+            f"no exercise is called {slug!r}", 404, remedy=Remedy.ASK_INSTRUCTOR
+        ) from None
     except ExerciseDefinitionError as error:
-        raise LaunchRefused("Exercise unavailable", str(error), 503) from None
+        raise LaunchRefused(str(error), 503, remedy=Remedy.ASK_INSTRUCTOR) from None
     with api.database.session() as session:
         platform = session.get(LtiPlatform, context.platform_id)
     if platform is None:
-        raise LaunchRefused("Deep linking refused", "this platform is not registered any more")
+        raise LaunchRefused(
+            "the deep-linking platform is not registered any more", remedy=Remedy.ASK_INSTRUCTOR
+        )
     link = (
         DeepLinkResource()
         .set_url(launch_url)

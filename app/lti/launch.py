@@ -41,7 +41,7 @@ from app.lti.adapters import (
     http_session,
 )
 from app.lti.models import LtiLaunch, LtiLogin, LtiPlatform
-from app.lti.pages import LaunchRefused
+from app.lti.pages import LaunchRefused, Remedy
 from app.lti.registrations import DatabaseToolConf, find_platform
 from app.lti.sessions import LaunchSession
 from app.lti.staff_sessions import StaffSession
@@ -105,7 +105,8 @@ def _login_params(request: LtiRequest) -> dict[str, str]:
     for name, value in params.items():
         if len(value) > MAX_LOGIN_PARAM:
             raise LaunchRefused(
-                "Login refused", f"the login's {name} is longer than {MAX_LOGIN_PARAM} characters"
+                f"the login's {name} is longer than {MAX_LOGIN_PARAM} characters",
+                remedy=Remedy.ASK_INSTRUCTOR,
             )
     return params
 
@@ -114,10 +115,10 @@ def _limit_logins(api: ApiProcess, client: str) -> None:
     wait = api.lti_login_limiter.acquire(client)
     if wait is not None:
         raise LaunchRefused(
-            "Too many logins",
-            f"this address started too many launches; try again in {math.ceil(wait)} s",
+            f"{client} started too many launches; it may again in {math.ceil(wait)} s",
             429,
-            math.ceil(wait),
+            remedy=Remedy.WAIT,
+            retry_after_s=math.ceil(wait),
         )
 
 
@@ -133,8 +134,8 @@ def login(api: ApiProcess, request: LtiRequest, launch_url: str, client: str) ->
         location = oidc.pass_params_to_launch(dict(params)).redirect(launch_url)
     except (OIDCException, LtiException) as error:
         raise LaunchRefused(
-            "Login refused",
-            f"{error}. Is this platform registered (`autograder lti add-platform`)?",
+            f"login refused: {error}; is this platform registered (autograder lti add-platform)?",
+            remedy=Remedy.ASK_INSTRUCTOR,
         ) from None
     return Redirect(location, cookies.to_set)
 
@@ -145,7 +146,7 @@ def launch(
     """Validate a launch and say where it leads. `login_url` is where a login restarts."""
     state = request.get_param("state")
     if not state or not request.get_param("id_token"):
-        raise LaunchRefused("Launch refused", "the launch carries no id_token or no state")
+        raise LaunchRefused("the launch carries no id_token or no state")
     cookies = CookieJar(request)
     if cookies.get_cookie(state) != state:
         return _without_state_cookie(api, state, login_url)
@@ -161,14 +162,16 @@ def launch(
         message.validate()
         body: dict[str, Any] = dict(message.get_launch_data())
     except LtiException as error:
-        raise LaunchRefused("Launch refused", _reason(str(error)), 403) from None
+        raise LaunchRefused(_reason(str(error)), 403) from None
     with api.database.session() as session:
         platform = find_platform(session, body["iss"], message.get_client_id())
     assert platform is not None  # validate() found this registration
     if message.is_deep_link_launch():
         return deep_linking.picker(api, platform, body)
     if not message.is_resource_launch():
-        raise LaunchRefused("Launch refused", "this tool answers resource links and deep linking")
+        raise LaunchRefused(
+            "this tool answers resource links and deep linking", remedy=Remedy.ASK_INSTRUCTOR
+        )
     if roles.is_staff(body):
         return Redirect(_open_dashboard(api, platform, body))
     return Redirect(_start_exercise(api, platform, body))
@@ -187,7 +190,7 @@ def _without_state_cookie(api: ApiProcess, state: str, login_url: str) -> NewWin
         row = session.get(LtiLogin, state)
         params = dict(row.login_params) if row is not None and row.used_at is None else None
     if params is None:
-        raise LaunchRefused("Launch refused", "this launch's login is unknown or was used")
+        raise LaunchRefused("this launch's login is unknown or was used")
     params["lti1p3_new_window"] = "1"
     return NewWindow(f"{login_url}?{urlencode(params)}")
 
@@ -211,13 +214,13 @@ def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]
         api.catalog.get(slug)
     except UnknownExerciseError:
         raise LaunchRefused(
-            "Unknown exercise",
-            f"this link names the exercise {slug!r}, which this autograder does not have; "
-            "the instructor can pick one again (deep linking)",
+            f"the resource link names the exercise {slug!r}, which this autograder does not "
+            "have; the instructor can pick one again (deep linking)",
             404,
+            remedy=Remedy.ASK_INSTRUCTOR,
         ) from None
     except ExerciseDefinitionError as error:
-        raise LaunchRefused("Exercise unavailable", f"{error}", 503) from None
+        raise LaunchRefused(f"{error}", 503, remedy=Remedy.ASK_INSTRUCTOR) from None
     sub = claims.user_id(body)
     grades = claims.grade_service(body)
     row = LtiLaunch(

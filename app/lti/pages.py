@@ -1,30 +1,69 @@
-"""The HTML the browser flows answer with: refusals that say why, the new-window fallback, the
+"""The HTML the browser flows answer with: refusals in plain words, the new-window fallback, the
 exercise picker of deep linking and the form that posts its answer back to the platform.
 
-No page has an inline script (the Content-Security-Policy allows scripts from the service's own
-URLs only): the form that posts itself runs RETURN_SCRIPT, served at RETURN_SCRIPT_URL.
+No page has an inline script or style (the Content-Security-Policy allows scripts from the
+service's own URLs only): the form that posts itself runs RETURN_SCRIPT, served at
+RETURN_SCRIPT_URL, and every page's look is STYLESHEET, served at STYLESHEET_URL.
+
+A refusal is met by a student (or an instructor) in their LMS: the page says what happened and
+what to do, in their words, and a reference; the reason, in an operator's words, goes to the log
+under that reference (app.lti.router), never onto the page.
 """
 
 from __future__ import annotations
 
+from enum import Enum
 from html import escape
 
 from fastapi.responses import HTMLResponse
 
 RETURN_SCRIPT_URL = "/lti/return.js"
 RETURN_SCRIPT = "document.getElementById('return').submit();\n"
+STYLESHEET_URL = "/lti/page.css"
+STYLESHEET = (
+    "body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;"
+    "color:#1d232b}h1{font-size:1.5rem;line-height:1.3}button,a.button{font:inherit;"
+    "padding:.4rem .9rem}"
+    ".reference{color:#56606b;font-size:.9rem}\n"
+)
+
+
+class Remedy(Enum):
+    """What the person who met a refusal can do about it: its page's heading and advice."""
+
+    OPEN_AGAIN = (
+        "This exercise did not open",
+        "Go back to your course and open the exercise again. If this keeps happening, tell "
+        "your instructor, with the reference below.",
+    )
+    ASK_INSTRUCTOR = (
+        "This exercise cannot be opened from your course",
+        "Nothing is wrong with your work: the course's link to the grader, or the grader, "
+        "needs fixing. Tell your instructor, with the reference below.",
+    )
+    WAIT = (
+        "Too many exercises are being opened",
+        "Many exercises were opened from your network just now. Wait a minute, then go back to "
+        "your course and open the exercise again.",
+    )
 
 
 class LaunchRefused(Exception):
-    """A login, launch or deep-linking request the tool will not serve; shown as a page."""
+    """A login, launch or deep-linking request the tool will not serve: `reason`, for the log,
+    says why in an operator's words; `remedy` is all the page says."""
 
     def __init__(
-        self, title: str, detail: str, status: int = 400, retry_after_s: int | None = None
+        self,
+        reason: str,
+        status: int = 400,
+        *,
+        remedy: Remedy = Remedy.OPEN_AGAIN,
+        retry_after_s: int | None = None,
     ) -> None:
-        super().__init__(detail)
-        self.title = title
-        self.detail = detail
+        super().__init__(reason)
+        self.reason = reason
         self.status = status
+        self.remedy = remedy
         self.retry_after_s = retry_after_s
 
 
@@ -35,8 +74,7 @@ def _page(
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{escape(title)}</title>"
-        "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;"
-        "padding:0 1rem}button,a.button{font:inherit;padding:.4rem .9rem}</style>"
+        f"<link rel='stylesheet' href='{STYLESHEET_URL}'>"
         f"</head><body><h1>{escape(title)}</h1>{body}</body></html>"
     )
     return HTMLResponse(
@@ -44,12 +82,13 @@ def _page(
     )
 
 
-def refused(error: LaunchRefused) -> HTMLResponse:
+def refused(error: LaunchRefused, reference: str) -> HTMLResponse:
+    """The refusal's page; `reference` finds its reason in the log."""
     retry = {} if error.retry_after_s is None else {"Retry-After": str(error.retry_after_s)}
+    title, advice = error.remedy.value
     return _page(
-        error.title,
-        f"<p>{escape(error.detail)}</p><p>Open the activity again from your course. If this "
-        "keeps happening, tell your instructor what this page says.</p>",
+        title,
+        f"<p>{escape(advice)}</p><p class='reference'>Reference: {escape(reference)}</p>",
         error.status,
         retry,
     )

@@ -12,6 +12,8 @@ pages (`LaunchRefused`). The launched student's API is app.lti.student_api.
 
 from __future__ import annotations
 
+import logging
+import secrets
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Form, Request
@@ -25,7 +27,10 @@ from app.lti.adapters import LtiRequest
 from app.lti.pages import (
     RETURN_SCRIPT,
     RETURN_SCRIPT_URL,
+    STYLESHEET,
+    STYLESHEET_URL,
     LaunchRefused,
+    Remedy,
     exercise_picker,
     open_in_new_window,
     post_to_platform,
@@ -35,6 +40,7 @@ from app.lti.tool_key import tool_key
 from app.settings import AppSettings
 
 router = APIRouter(prefix="/lti", tags=["lti"])
+log = logging.getLogger(__name__)
 
 
 def tool_url(request: Request, settings: AppSettings, path: str) -> str:
@@ -46,7 +52,9 @@ def tool_url(request: Request, settings: AppSettings, path: str) -> str:
         base = str(request.base_url)
     else:
         raise LaunchRefused(
-            "Not configured", "the tool's address is unknown: set AUTOGRADER_PUBLIC_URL", 503
+            "the tool's address is unknown: set AUTOGRADER_PUBLIC_URL",
+            503,
+            remedy=Remedy.ASK_INSTRUCTOR,
         )
     return base.rstrip("/") + path
 
@@ -112,6 +120,11 @@ async def deep_link(
 @router.get(RETURN_SCRIPT_URL.removeprefix("/lti"), include_in_schema=False)
 def return_script() -> Response:
     return Response(RETURN_SCRIPT, media_type="text/javascript")
+
+
+@router.get(STYLESHEET_URL.removeprefix("/lti"), include_in_schema=False)
+def stylesheet() -> Response:
+    return Response(STYLESHEET, media_type="text/css")
 
 
 _JWKS_EXAMPLE = {
@@ -183,8 +196,24 @@ def canvas_configuration(request: Request, settings: SettingsDep) -> dict[str, A
 
 
 async def _on_refused(request: Request, error: Exception) -> Response:
+    """The page for the person, the reason for the operator: one log line, found by the
+    reference the page shows."""
     assert isinstance(error, LaunchRefused)
-    return refused_page(error)
+    reference = secrets.token_hex(4)
+    log.warning(
+        "LTI %s refused (%s): %s",
+        request.url.path,
+        reference,
+        error.reason,
+        extra={
+            "event": "lti_refused",
+            "path": request.url.path,
+            "status": error.status,
+            "reason": error.reason,
+            "reference": reference,
+        },
+    )
+    return refused_page(error, reference)
 
 
 def install(app: FastAPI) -> None:

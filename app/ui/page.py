@@ -147,10 +147,12 @@ def article_page(title: str, article: str, *, script: str | None = None, data: s
 
 
 def catalog_page(exercises: Iterable[Exercise], *, keys_required: bool) -> str:
-    """Every exercise, each linking to its page; the script says who is signed in."""
+    """Every exercise, each linking to its page; the script says who is signed in, and fills
+    each exercise's room for the student's status."""
     items = "\n".join(
-        f'<li><a href="/exercises/{quote(spec.slug)}">{escape(spec.title)}</a>'
-        f"<p>{escape(spec.summary)}</p></li>"
+        f'<li data-exercise="{escape(spec.slug)}">'
+        f'<a href="/exercises/{quote(spec.slug)}">{escape(spec.title)}</a>'
+        f'<span class="progress" hidden></span><p>{escape(spec.summary)}</p></li>'
         for spec in (exercise.spec for exercise in exercises)
     )
     article = f"""<div id="sign-in" class="notice" role="alert" hidden></div>

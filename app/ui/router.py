@@ -1,4 +1,5 @@
-"""/exercises/{slug}: the page where a student reads an exercise, writes and submits a solution;
+"""/: where a student lands without a path, the list of exercises;
+/exercises/{slug}: the page where a student reads an exercise, writes and submits a solution;
 /exercises: the list of exercises, where a student link without an exercise lands;
 /courses/{course}/dashboard: the course dashboard of its staff;
 /docs and /redoc: the API's docs pages (app.ui.api_docs), in place of FastAPI's own.
@@ -10,7 +11,7 @@ An LMS frames the page: who may is app.security_headers' `frame-ancestors`, for 
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 from starlette.types import Scope
@@ -21,6 +22,14 @@ from app.ui import api_docs, dashboard, page
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 router = APIRouter(tags=["ui"], include_in_schema=False)
+
+
+@router.get("/")
+def home(request: Request) -> RedirectResponse:
+    """To the list of exercises, with the address's query; the browser carries the fragment
+    (where a student link's token travels) over the redirect by itself."""
+    query = f"?{request.url.query}" if request.url.query else ""
+    return RedirectResponse(f"/exercises{query}", status_code=307)
 
 
 @router.get("/exercises", response_class=HTMLResponse)

@@ -4,19 +4,24 @@ the few gestures a student makes."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from app_support import ROOT
 from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect, sync_playwright
+from test_server import AUTOGRADER, free_port, server
 
 from app.ui import page as ui_page
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "var" / "screenshots"
+IMAGES = ROOT / "docs" / "images"  # the screenshots the docs show
 
 
 def skip_without_a_browser() -> None:
@@ -44,9 +49,45 @@ def chromium() -> Iterator[Browser]:
         browser.close()
 
 
-def open_page(page: Page, url: str) -> None:
-    """Open a page of the service and wait until its script is ready; nothing may fail on the
-    way, nor be blocked by the Content-Security-Policy (an inline script or style, eval)."""
+@dataclass(frozen=True)
+class Deployment:
+    """A served autograder that requires keys, with course ml-101 and its instructor."""
+
+    url: str
+    env: dict[str, str]  # what `autograder` commands of this deployment run with
+
+    def command(self, *args: str) -> str:
+        """The last line `autograder ARGS` prints (a key, a link)."""
+        result = subprocess.run(
+            [AUTOGRADER, *args],
+            env={**os.environ, **self.env},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return result.stdout.strip().splitlines()[-1]
+
+
+@contextmanager
+def keyed_deployment(data_dir: Path) -> Iterator[Deployment]:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        "AUTOGRADER_DATA_DIR": str(data_dir),
+        "AUTOGRADER_SECRET": "integration",  # the server's (test_server.server)
+        "AUTOGRADER_PUBLIC_URL": url,
+    }
+    with server(data_dir, port, AUTOGRADER_REQUIRE_API_KEYS="true", AUTOGRADER_PUBLIC_URL=url):
+        deployment = Deployment(url, env)
+        deployment.command("keys", "create", "--course", "ml-101", "--role", "instructor")
+        yield deployment
+
+
+def open_page(page: Page, url: str, *, scripted: bool = True) -> None:
+    """Open a page of the service and wait until its script is ready (a page without one:
+    loaded); nothing may fail on the way, nor be blocked by the Content-Security-Policy (an
+    inline script or style, eval)."""
     errors: list[str] = []
 
     def on_console(message: ConsoleMessage) -> None:
@@ -56,7 +97,8 @@ def open_page(page: Page, url: str) -> None:
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", on_console)
     page.goto(url)
-    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    if scripted:
+        expect(page.locator("body")).to_have_attribute("data-ready", "true")
     assert errors == []
 
 

@@ -107,6 +107,8 @@ def test_every_route_shows_a_caller_only_what_it_may_see(courses: Course, who: s
     assert listed == {courses.submitted[name] for name in SEES[who]}
     filtered = courses.client.get("/v1/submissions?student_id=s1", headers=me.headers).json()
     assert {item["id"] for item in filtered["items"]} == listed
+    progress = courses.client.get("/v1/progress", headers=me.headers).json()
+    assert next(row for row in progress if row["exercise"] == SEED)["submissions"] == len(listed)
     for owner, submission_id in courses.submitted.items():
         detail = courses.client.get(f"/v1/submissions/{submission_id}", headers=me.headers)
         results = courses.client.get(

@@ -99,3 +99,9 @@ export function attempts(exercise, studentId) {
   const query = studentId && !studentToken ? `?${new URLSearchParams({ student_id: studentId })}` : "";
   return call(`/exercises/${encodeURIComponent(exercise)}/attempts${query}`);
 }
+
+// Where the student stands on every exercise ({exercise, status, best_score, max_score, ...}).
+export function progress(studentId) {
+  const query = studentId && !studentToken ? `?${new URLSearchParams({ student_id: studentId })}` : "";
+  return call(`/progress${query}`);
+}

@@ -6,7 +6,7 @@ import { showAttempts } from "./attempts.js";
 import { createEditor } from "./editor.js";
 import { renderHistory, renderMessage, renderReport } from "./report.js";
 import { needsSignIn, showHowToGetIn, showStudent } from "./signin.js";
-import { load, save } from "./storage.js";
+import { STUDENT_ID_KEY as STUDENT_KEY, load, save } from "./storage.js";
 import "./page.css";
 
 const STATUS_WORDS = { queued: "Queued: waiting for a grader…", running: "Running your code on the tests…" };
@@ -39,7 +39,6 @@ const editor = createEditor(editorHost, {
 // Who the history belongs to: the launched LTI student or the linked one (no field to type), or
 // else an id this browser made up once, or the one the student types. Where the service needs a
 // credential and the page has none, the page says how to get in instead.
-const STUDENT_KEY = "autograder:student-id";
 const who = document.getElementById("who");
 const locked = needsSignIn(data);
 if (api.launched || locked) {

@@ -28,7 +28,7 @@ function number(x) {
   return String(Number.parseFloat(x.toPrecision(6)));
 }
 
-function points(score, max) {
+export function points(score, max) {
   return `${number(score)} / ${number(max)}`;
 }
 

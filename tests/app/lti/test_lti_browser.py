@@ -6,6 +6,7 @@ The screenshot lands in var/screenshots for a person to look at."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
@@ -14,6 +15,7 @@ import httpx
 import pytest
 from app_support import CORRECT, SEED, wait_until
 from browser_support import (
+    IMAGES,
     SHOTS,
     chromium,
     open_page,
@@ -120,3 +122,19 @@ def test_a_launched_student_solves_the_exercise_and_the_grade_reaches_the_lms(
     assert score["scoreGiven"] == score["scoreMaximum"] > 0
     assert score["gradingProgress"] == "FullyGraded"
     assert platform.refusals == []
+
+
+def test_a_refused_login_tells_the_student_what_to_do_in_plain_words(tool: httpx.Client) -> None:
+    base = str(tool.base_url).rstrip("/")
+    refused = f"{base}/lti/login?iss=https://nobody.test&login_hint=1&target_link_uri=x"
+    with chromium() as browser:
+        for name, width in (("lti-refused-desktop", 1280), ("lti-refused-phone", 390)):
+            page = browser.new_page(viewport={"width": width, "height": 700})
+            open_page(page, refused, scripted=False)
+            heading = "This exercise cannot be opened from your course"
+            expect(page.locator("h1")).to_have_text(heading)
+            expect(page.locator("body")).to_contain_text("Tell your instructor")
+            expect(page.locator(".reference")).to_have_text(re.compile(r"Reference: [0-9a-f]{8}"))
+            expect(page.locator("body")).not_to_contain_text("`")
+            page.screenshot(path=IMAGES / f"{name}.png")
+            page.close()

@@ -4,9 +4,13 @@ these into its fixtures with its own settings."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from html import unescape
+from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from platform_support import Platform, register, serve_platform
 
@@ -19,6 +23,28 @@ from grader.runner import Grader
 def serve_tool(settings: AppSettings, grader: Grader) -> Iterator[TestClient]:
     with TestClient(create_app(settings, grader=grader), base_url="https://testserver") as client:
         yield client
+
+
+# What only an operator says: none of it belongs on a page a student reads.
+OPERATOR_WORDS = ("`", "AUTOGRADER_", "autograder ", "id_token", "JWT", "claim", "Traceback")
+
+
+def refusal_reason(answer: Any, caplog: pytest.LogCaptureFixture, status: int) -> str:
+    """A refusal answered as it must be: a page in a student's words (what happened, what to do,
+    a reference, and nothing of the reason), and the reason in one log record under that
+    reference. Returns the reason."""
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"].startswith("text/html")
+    page = unescape(answer.text)
+    assert "your course" in page
+    reference = re.search(r"Reference: ([0-9a-f]{8})", page)
+    assert reference is not None, page
+    (record,) = [r for r in caplog.records if getattr(r, "reference", None) == reference[1]]
+    assert (record.levelname, getattr(record, "event", None)) == ("WARNING", "lti_refused")
+    reason: str = getattr(record, "reason", "")
+    assert reason and reason not in page
+    assert [word for word in OPERATOR_WORDS if word in page] == []
+    return reason
 
 
 @contextmanager

@@ -5,63 +5,33 @@ sandbox, Debian's Chromium; screenshots in var/screenshots."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 import pytest
 from app_support import CORRECT, MISSING_SCALING, SEED
 from browser_support import (
     SHOTS,
+    Deployment,
+    keyed_deployment,
     open_page,
     skip_without_a_browser,
     submit,
     type_solution,
 )
 from playwright.sync_api import Browser, expect
-from test_server import AUTOGRADER, free_port, server
 
 pytestmark = pytest.mark.slow
 skip_without_a_browser()
 
 
-@dataclass(frozen=True)
-class Course:
-    url: str
-    env: dict[str, str]  # what `autograder` commands of this deployment run with
-
-    def command(self, *args: str) -> str:
-        result = subprocess.run(
-            [AUTOGRADER, *args],
-            env={**os.environ, **self.env},
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-        return result.stdout.strip().splitlines()[-1]
-
-
 @pytest.fixture(scope="module")
-def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Course]:
-    data_dir: Path = tmp_path_factory.mktemp("serve")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {
-        "AUTOGRADER_DATA_DIR": str(data_dir),
-        "AUTOGRADER_SECRET": "integration",  # the server's (test_server.server)
-        "AUTOGRADER_PUBLIC_URL": url,
-    }
-    with server(data_dir, port, AUTOGRADER_REQUIRE_API_KEYS="true", AUTOGRADER_PUBLIC_URL=url):
-        course = Course(url, env)
-        course.command("keys", "create", "--course", "ml-101", "--role", "instructor")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    with keyed_deployment(tmp_path_factory.mktemp("serve")) as course:
         yield course
 
 
-def test_without_a_link_the_page_says_how_to_get_in(browser: Browser, course: Course) -> None:
+def test_without_a_link_the_page_says_how_to_get_in(browser: Browser, course: Deployment) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     open_page(page, f"{course.url}/exercises/{SEED}")
     notice = page.locator("#sign-in")
@@ -75,7 +45,7 @@ def test_without_a_link_the_page_says_how_to_get_in(browser: Browser, course: Co
 
 
 def test_a_linked_student_solves_the_exercise_until_the_link_is_revoked(
-    browser: Browser, course: Course
+    browser: Browser, course: Deployment
 ) -> None:
     link = course.command("students", "link", "--course", "ml-101", "--student", "ada")
     page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -116,7 +86,7 @@ def test_a_linked_student_solves_the_exercise_until_the_link_is_revoked(
 
 
 def test_a_student_sees_the_attempts_left_and_past_them_when_the_next_comes_back(
-    browser: Browser, course: Course
+    browser: Browser, course: Deployment
 ) -> None:
     key = course.command("keys", "create", "--course", "ml-101", "--role", "instructor")
     policy = httpx.put(

@@ -1,0 +1,69 @@
+"""Every way a login, a launch or a deep-linking choice is refused answers the same page: plain
+words for the student (what happened, what to do, a reference) and the reason in one log line
+under that reference. The refusals other modules test on the way (a tampered or replayed launch,
+an unregistered platform, malformed claims, oversized login parameters, too many logins, no
+public URL, a deep-linking return URL) use the same check, tool_support.refusal_reason."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from app_support import SEED, SettingsFactory
+from fastapi.testclient import TestClient
+from platform_support import Platform, post_launch, start_launch
+from tool_support import refusal_reason, registered_platform, serve_tool
+
+from grader.runner import Grader
+
+
+@pytest.fixture
+def tool(make_settings: SettingsFactory, grader: Grader) -> Iterator[TestClient]:
+    with serve_tool(make_settings(), grader) as client:
+        yield client
+
+
+@pytest.fixture
+def platform(tool: TestClient) -> Iterator[Platform]:
+    with registered_platform(tool) as served:
+        yield served
+
+
+def test_a_launch_without_its_token_asks_to_open_the_exercise_again(
+    tool: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    answer = tool.post("/lti/launch", data={})
+    assert refusal_reason(answer, caplog, 400) == "the launch carries no id_token or no state"
+    assert "open the exercise again" in answer.text
+
+
+def test_a_launch_of_an_unknown_login_asks_to_open_the_exercise_again(
+    tool: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    answer = tool.post("/lti/launch", data={"state": "forged", "id_token": "a.b.c"})
+    assert refusal_reason(answer, caplog, 400) == "this launch's login is unknown or was used"
+
+
+def test_a_link_to_an_exercise_the_grader_lacks_sends_the_student_to_the_instructor(
+    tool: TestClient, platform: Platform, caplog: pytest.LogCaptureFixture
+) -> None:
+    platform.next_launch.exercise = "no-such-exercise"
+    answer = post_launch(tool, start_launch(tool, platform))
+    assert "'no-such-exercise'" in refusal_reason(answer, caplog, 404)
+    assert "Tell your instructor" in answer.text
+
+
+def test_an_anonymous_launch_is_refused_in_plain_words(
+    tool: TestClient, platform: Platform, caplog: pytest.LogCaptureFixture
+) -> None:
+    platform.next_launch.exercise = SEED
+    platform.next_launch.claims = {"sub": None}
+    answer = post_launch(tool, start_launch(tool, platform))
+    assert "Must have a user (sub)" in refusal_reason(answer, caplog, 403)
+
+
+def test_a_forged_deep_linking_choice_is_refused_in_plain_words(
+    tool: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    answer = tool.post("/lti/deep-link", data={"context": "forged", "exercise": SEED})
+    assert "not valid any more" in refusal_reason(answer, caplog, 400)
