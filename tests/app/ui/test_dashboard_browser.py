@@ -13,8 +13,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-from app_support import ROOT, SEED
-from browser_support import open_page, skip_without_a_browser
+from app_support import SEED
+from browser_support import IMAGES, open_page, skip_without_a_browser
 from dashboard_support import (
     COURSE,
     Served,
@@ -31,7 +31,6 @@ from grader.catalog import Catalog
 pytestmark = pytest.mark.slow
 skip_without_a_browser()
 
-IMAGES = ROOT / "docs" / "images"
 LAPTOP = ViewportSize(width=1366, height=768)
 TABLET = ViewportSize(width=768, height=1024)
 
