@@ -154,7 +154,8 @@ submitButton.addEventListener("click", async () => {
     const accepted = await api.submit(data.slug, editor.source(), studentInput.value.trim());
     say(STATUS_WORDS[accepted.status] || accepted.status);
     refreshHistory(); // the new submission in the history at once, "queued"
-    if (await display(accepted.id, { stale: true })) showPane("report");
+    // Alone on a narrow screen, the report takes the focus: the status line is out of sight.
+    if ((await display(accepted.id, { stale: true })) && showPane("report")) reportBox.focus();
   } catch (error) {
     if (signedOut(error)) return;
     say(`Not graded: ${error.message}`);

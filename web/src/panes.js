@@ -6,6 +6,7 @@ const layout = document.querySelector(".layout");
 const bar = document.getElementById("pane-tabs");
 const tabs = [...bar.querySelectorAll('[role="tab"]')];
 
+// True where it is the only pane shown (a narrow screen).
 export function showPane(name, { focus = false } = {}) {
   layout.dataset.pane = name;
   for (const tab of tabs) {
@@ -15,6 +16,7 @@ export function showPane(name, { focus = false } = {}) {
     if (selected && focus) tab.focus();
   }
   if (NARROW.matches) window.scrollTo({ top: 0 });
+  return NARROW.matches;
 }
 
 const KEYS = { ArrowLeft: -1, ArrowRight: 1 };

@@ -91,6 +91,7 @@ def test_a_syntax_error_and_a_raising_line_are_marked_and_said(
     page.get_by_role("tab", name="Code").tap()
     type_solution(page, SYNTAX_ERROR)
     submit(page)
+    expect(page.locator("#report")).to_be_focused()  # the report pane, the status out of sight
     page.get_by_role("tab", name="Code").tap()
     assert marked_lines(page) == [14]
     page.screenshot(path=IMAGES / "exercise-page-syntax-error-phone.png")
