@@ -271,6 +271,7 @@ def _result(
             "first_mismatch": _mismatch(headline),
             "outputs": [_output_check(name, comparison) for name, comparison in pairs],
             "stdout": outcome.stdout if outcome else "",
+            "line": outcome.error.line if outcome and outcome.error else None,
         }
     )
 

@@ -72,6 +72,8 @@ class TestResult(_Model):
     outputs: list[OutputCheck] = Field(default_factory=list)
     stdout: str = ""
     duration_ms: float | None = None
+    # The submission's line an error was raised at (visible tests only; absent where unknown).
+    line: int | None = None
 
 
 class Finding(_Model):

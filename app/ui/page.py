@@ -80,6 +80,19 @@ def _not_built_notice() -> str:
     )
 
 
+# On a narrow screen, one pane at a time (web/src/panes.js): the bar is hidden until it runs.
+_PANES = (("statement", "Statement"), ("code", "Code"), ("report", "Report"))
+_PANE_TABS = (
+    '<div class="pane-tabs" id="pane-tabs" role="tablist" aria-label="What to show" hidden>'
+    + "".join(
+        f'<button type="button" role="tab" id="tab-{name}" data-pane="{name}" '
+        f'aria-controls="pane-{name}">{label}</button>'
+        for name, label in _PANES
+    )
+    + "</div>"
+)
+
+
 def exercise_page(exercise: Exercise, *, keys_required: bool) -> str:
     """`keys_required`: a student needs a link or a launch to submit (the page then says how)."""
     spec = exercise.spec
@@ -95,10 +108,12 @@ def exercise_page(exercise: Exercise, *, keys_required: bool) -> str:
     body = f"""<a class="skip-link" href="#solution">Skip to the editor</a>
 {"" if built else _not_built_notice()}
 <main class="layout">
-<article class="statement" aria-label="Statement">
+{_PANE_TABS}
+<article class="statement" id="pane-statement" aria-label="Statement">
 {statement.render(exercise.statement)}
 </article>
 <section class="workspace" id="solution" aria-labelledby="solution-heading" tabindex="-1">
+<div class="pane" id="pane-code">
 <h2 id="solution-heading">Your solution</h2>
 <p class="hint" id="editor-hint">Python, {escape(spec.framework.value)}; define
 <code>{escape(spec.entry_point)}</code>. Your draft is kept in this browser.
@@ -110,10 +125,12 @@ Press <kbd>Esc</kbd> then <kbd>Tab</kbd> to leave the editor.</p>
 <button type="button" id="reset">Reset to the starter</button>
 <p id="status" class="status" role="status" aria-live="polite"></p>
 <p id="attempts" class="attempts" hidden></p>
-<button type="button" id="load-code" hidden>Open this submission's code in the editor</button>
 </div>
+</div>
+<div class="pane" id="pane-report">
 <section class="report" aria-labelledby="report-heading">
 <h2 id="report-heading">Report</h2>
+<button type="button" id="load-code" hidden>Open this submission's code in the editor</button>
 <div id="report" tabindex="-1"><p class="placeholder">Submit your solution to see how it
 does on the {len(spec.tests)} tests ({spec.max_score:g} points).</p></div>
 </section>
@@ -123,6 +140,7 @@ does on the {len(spec.tests)} tests ({spec.max_score:g} points).</p></div>
 <input id="student-id" name="student-id" autocomplete="off" spellcheck="false"></p>
 <ol id="history" class="history-list"></ol>
 </section>
+</div>
 </section>
 </main>
 <script type="application/json" id="exercise-data">{data}</script>"""

@@ -1,6 +1,6 @@
 """What the browser tests share: Debian's Chromium, headless, driven by Playwright (never a browser
-a tool downloads); the page's bundle; screenshots in var/screenshots for a person to look at; and
-the few gestures a student makes."""
+a tool downloads); the page's bundle; screenshots in var/screenshots for a person to look at (and
+in docs/images, those the docs show); a phone's screen; and the few gestures a student makes."""
 
 from __future__ import annotations
 
@@ -14,7 +14,16 @@ from urllib.parse import urlparse
 
 import pytest
 from app_support import ROOT
-from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Route,
+    StorageState,
+    expect,
+    sync_playwright,
+)
 from test_server import AUTOGRADER, free_port, server
 
 from app.ui import page as ui_page
@@ -82,6 +91,18 @@ def keyed_deployment(data_dir: Path) -> Iterator[Deployment]:
         deployment = Deployment(url, env)
         deployment.command("keys", "create", "--course", "ml-101", "--role", "instructor")
         yield deployment
+
+
+def phone(browser: Browser, storage_state: StorageState | None = None) -> BrowserContext:
+    """A phone's screen, 390 px wide, touch first; with another context's `storage_state`, the
+    same student's browser."""
+    return browser.new_context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+        storage_state=storage_state,
+    )
 
 
 def open_page(page: Page, url: str, *, scripted: bool = True) -> None:

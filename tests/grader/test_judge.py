@@ -88,6 +88,7 @@ def test_a_hidden_test_tells_one_bit_whatever_went_wrong() -> None:
     for test in hidden[:3]:
         assert results[test.spec.name].status is TestStatus.FAILED
         assert results[test.spec.name].message == "hidden test: failed"
+        assert results[test.spec.name].line is None
     assert "0.1234" not in report.model_dump_json()
 
 
@@ -110,6 +111,7 @@ def test_a_visible_error_names_type_line_and_message() -> None:
     assert report.tests[0].message == (
         "raised TypeError at line 12: empty(): argument 'size' must be tuple of ints"
     )
+    assert report.tests[0].line == 12  # for the page to mark it in the editor
 
 
 def test_a_misfit_names_no_exception_class_of_the_grader() -> None:

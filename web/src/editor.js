@@ -1,13 +1,27 @@
 // The code editor: CodeMirror 6 with Python highlighting, indentation and undo (basicSetup),
-// Tab indenting (Esc then Tab leaves the editor), and the draft saved per exercise; and the same
-// editor read-only, where staff read a student's code.
-import { indentWithTab } from "@codemirror/commands";
+// long lines wrapped, Tab indenting (Esc then Tab leaves the editor), the draft saved per
+// exercise, and the lines a report points at marked; and the same editor read-only, where staff
+// read a student's code.
+import { indentWithTab, isolateHistory } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { indentUnit } from "@codemirror/language";
+import { forEachDiagnostic, lintGutter, setDiagnostics, setDiagnosticsEffect } from "@codemirror/lint";
 import { EditorState } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { load, save } from "./storage.js";
+
+// An edit that touches a marked line takes its mark away: the report spoke of the old line.
+const editedMarksClear = EditorState.transactionExtender.of((tr) => {
+  if (!tr.docChanged) return null;
+  const kept = [];
+  let touched = false;
+  forEachDiagnostic(tr.startState, (diagnostic, from, to) => {
+    if (tr.changes.touchesRange(from, to)) touched = true;
+    else kept.push({ ...diagnostic, from: tr.changes.mapPos(from), to: tr.changes.mapPos(to) });
+  });
+  return touched ? { effects: setDiagnosticsEffect.of(kept) } : null;
+});
 
 export function createEditor(parent, { slug, starter, label }) {
   const draftKey = `autograder:draft:${slug}`;
@@ -20,6 +34,9 @@ export function createEditor(parent, { slug, starter, label }) {
       python(),
       indentUnit.of("    "),
       keymap.of([indentWithTab]),
+      EditorView.lineWrapping,
+      lintGutter(),
+      editedMarksClear,
       EditorView.contentAttributes.of({ "aria-label": label, "aria-describedby": "editor-hint" }),
       EditorView.updateListener.of((update) => {
         if (!update.docChanged) return;
@@ -28,11 +45,34 @@ export function createEditor(parent, { slug, starter, label }) {
       }),
     ],
   });
+  // A reload right after typing (a submit, then a reload) keeps the last keystrokes too.
+  window.addEventListener("pagehide", () => {
+    clearTimeout(saveTimer);
+    save(draftKey, view.state.doc.toString());
+  });
   return {
     view,
     source: () => view.state.doc.toString(),
+    // One step of its own in the history, however soon after typing: one Undo takes it back.
     replace(text) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      view.dispatch({
+        changes: { from: 0, to: view.state.doc.length, insert: text },
+        annotations: isolateHistory.of("full"),
+      });
+    },
+    // Marks each {line, message} (lines from 1) and scrolls to the first; none clears them.
+    mark(problems) {
+      const doc = view.state.doc;
+      const diagnostics = problems
+        .filter(({ line }) => line >= 1 && line <= doc.lines)
+        .map(({ line, message }) => {
+          const { from, to } = doc.line(line);
+          return { from, to, severity: "error", message };
+        });
+      const marking = setDiagnostics(view.state, diagnostics);
+      const first = diagnostics[0];
+      if (first) marking.effects = [marking.effects, EditorView.scrollIntoView(first.from, { y: "center" })].flat();
+      view.dispatch(marking);
     },
   };
 }

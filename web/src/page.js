@@ -4,6 +4,8 @@ import katex from "katex";
 import * as api from "./api.js";
 import { showAttempts } from "./attempts.js";
 import { createEditor } from "./editor.js";
+import { reportedLines, saidLines } from "./marks.js";
+import { showPane } from "./panes.js";
 import { renderHistory, renderMessage, renderReport } from "./report.js";
 import { needsSignIn, showHowToGetIn, showStudent } from "./signin.js";
 import { STUDENT_ID_KEY as STUDENT_KEY, load, save } from "./storage.js";
@@ -71,39 +73,63 @@ function signedOut(error) {
 
 async function refreshHistory() {
   const studentId = studentInput.value.trim();
-  if (locked || (!studentId && !api.signedIn)) return;
+  if (locked || (!studentId && !api.signedIn)) return [];
   showAttempts(attemptsLine, data.slug, studentId);
   try {
     const page = await api.history(studentId, data.slug);
-    renderHistory(historyList, page.items, openSubmission);
+    renderHistory(historyList, page.items, (id) => reopen(id, { focus: true }));
+    return page.items;
   } catch (error) {
     if (!signedOut(error)) renderMessage(historyList, `Could not load your submissions: ${error.message}`);
+    return [];
   }
 }
 
-async function follow(id) {
+// The submission shown is the one asked for last: one still being followed (a restored one,
+// another clicked in the history) gives way to it and says nothing more.
+let latestAsked = 0;
+
+// The submission once graded, and whether it had to be waited for; or null once another is asked.
+async function follow(id, ask) {
   for (let attempt = 0; ; attempt += 1) {
     const submission = await api.getSubmission(id);
-    if (submission.status === "done") return submission;
+    if (ask !== latestAsked) return [null, false];
+    if (submission.status === "done") return [submission, attempt > 0];
     say(STATUS_WORDS[submission.status] || submission.status);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS[Math.min(attempt, POLL_MS.length - 1)]));
   }
 }
 
+// The report, and its lines marked in the editor where the editor holds the code it graded.
+let shownReport = null;
 function show(submission) {
-  renderReport(reportBox, submission.report);
-  say(`Graded: ${submission.report.message || submission.report.status}`);
+  const report = submission.report;
+  shownReport = report;
+  renderReport(reportBox, report);
+  const problems = editor.source() === submission.source ? reportedLines(report) : [];
+  editor.mark(problems);
+  const marked = problems.length ? ` (${saidLines(problems)} marked in the editor)` : "";
+  say(`Graded: ${report.message || report.status}${marked}`);
 }
 
-// A past submission: its report, and its code one click away from the editor.
+// Shows a submission's report once graded, with its code one click away; true once shown. The
+// history is read again where it may still say "queued" or "running": once one had to be
+// followed, or always (`stale`).
 let openedSource = null;
-async function openSubmission(id) {
+async function display(id, { stale = false } = {}) {
+  const ask = ++latestAsked;
+  const [submission, waited] = await follow(id, ask);
+  if (submission === null) return false;
+  openedSource = submission.source ?? null;
+  show(submission);
+  loadCodeButton.hidden = openedSource === null || openedSource === editor.source();
+  if (stale || waited) refreshHistory();
+  return true;
+}
+
+async function reopen(id, { focus }) {
   try {
-    const submission = await follow(id);
-    show(submission);
-    openedSource = submission.source ?? null;
-    loadCodeButton.hidden = openedSource === null;
-    reportBox.focus();
+    if ((await display(id)) && focus) reportBox.focus();
   } catch (error) {
     if (!signedOut(error)) say(`Could not load that submission: ${error.message}`);
   }
@@ -111,19 +137,24 @@ async function openSubmission(id) {
 
 loadCodeButton.addEventListener("click", () => {
   editor.replace(openedSource);
+  editor.mark(reportedLines(shownReport));
   loadCodeButton.hidden = true;
+  showPane("code");
+  editor.view.focus();
   say("That submission's code is in the editor; Undo (Ctrl+Z) brings yours back.");
 });
 
 submitButton.addEventListener("click", async () => {
   submitButton.disabled = true;
   loadCodeButton.hidden = true;
+  editor.mark([]);
   say("Sending…");
   try {
     const accepted = await api.submit(data.slug, editor.source(), studentInput.value.trim());
     say(STATUS_WORDS[accepted.status] || accepted.status);
-    show(await follow(accepted.id));
-    refreshHistory();
+    refreshHistory(); // the new submission in the history at once, "queued"
+    // Alone on a narrow screen, the report takes the focus: the status line is out of sight.
+    if ((await display(accepted.id, { stale: true })) && showPane("report")) reportBox.focus();
   } catch (error) {
     if (signedOut(error)) return;
     say(`Not graded: ${error.message}`);
@@ -144,6 +175,7 @@ if (locked) {
   renderMessage(historyList, "Sign in to see your submissions.");
 } else {
   submitButton.disabled = false;
-  refreshHistory();
+  // After a reload, the latest submission's report is back, followed live if still grading.
+  refreshHistory().then(([latest]) => latest && latestAsked === 0 && reopen(latest.id, { focus: false }));
 }
 document.body.dataset.ready = "true";

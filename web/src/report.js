@@ -96,7 +96,7 @@ function diagnosis(findings) {
         h(
           "li",
           {},
-          h("p", {}, ...prose(finding.message)),
+          h("p", {}, finding.line ? `line ${finding.line}: ` : "", ...prose(finding.message)),
           finding.tests.length ? h("p", { class: "facts" }, `Seen in: ${finding.tests.join("; ")}`) : null,
         ),
       ),

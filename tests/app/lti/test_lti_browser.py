@@ -108,10 +108,19 @@ def test_a_launched_student_solves_the_exercise_and_the_grade_reaches_the_lms(
             path=SHOTS / "lti-launch.png", full_page=True, clip={**top, "height": height}
         )
 
-        # The same tab keeps working as the launched student after a reload.
+        # The same tab keeps working as the launched student after a reload, its report back.
         page.reload()
         expect(page.locator("body")).to_have_attribute("data-ready", "true")
         expect(page.locator("#history li")).to_have_count(1)
+        expect(report.locator(".verdict")).to_contain_text("All tests passed")
+
+        # The submission's code comes back into the editor, and the draft with one Undo.
+        type_solution(page, "# a draft")
+        history.first.locator("button").click()
+        page.locator("#load-code").click()
+        expect(page.locator(".cm-content")).to_contain_text("class MultiHeadedSelfAttention")
+        page.keyboard.press("Control+z")
+        expect(page.locator(".cm-content")).to_have_text("# a draft")
     api_calls = [urlparse(url).path for url in requests if "/submissions" in url]
     assert api_calls and all(path.startswith("/lti/submissions") for path in api_calls)
     assert not any("lti_session" in url for url in requests)

@@ -34,6 +34,13 @@ def test_the_page_renders_the_statement_and_carries_the_starter(
         assert island in html
     assert 'role="status" aria-live="polite"' in html
     assert '<label for="student-id">' in html
+    # The narrow screen's tab bar waits for the script: without it, every pane shows.
+    assert (
+        '<div class="pane-tabs" id="pane-tabs" role="tablist" aria-label="What to show" hidden>'
+        in html
+    )
+    for pane in ("statement", "code", "report"):
+        assert f'id="pane-{pane}"' in html and f'aria-controls="pane-{pane}"' in html
 
 
 def test_formulas_are_left_as_tex_for_katex(client: TestClient) -> None:

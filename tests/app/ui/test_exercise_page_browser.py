@@ -15,6 +15,7 @@ from app_support import CORRECT, MISSING_SCALING, SEED
 from browser_support import (
     SHOTS,
     open_page,
+    phone,
     skip_without_a_browser,
     submit,
     type_solution,
@@ -83,23 +84,23 @@ def test_a_student_solves_the_seed_exercise(browser: Browser, base_url: str) -> 
     page.wait_for_timeout(500)
     page.reload()
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
-    expect(page.locator(".cm-content")).to_contain_text("scores = q @ torch.transpose(k, 1, 2)")
+    # The editor renders the lines in view: bring it into view, scrolled to the draft's end.
+    page.locator("#editor").scroll_into_view_if_needed()
+    page.locator(".cm-scroller").evaluate("(node) => node.scrollTo(0, node.scrollHeight)")
+    expect(page.locator(".cm-content")).to_contain_text("scores = nn.functional.softmax")
+    expect(page.locator(".cm-content")).not_to_contain_text("(attention_dim ** 0.5)")
     expect(page.locator("#history li")).to_have_count(2)
     page.close()
 
 
 def test_the_page_works_on_a_phone(browser: Browser, base_url: str) -> None:
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-    )
+    context = phone(browser)
     page = context.new_page()
     open_page(page, f"{base_url}/exercises/{SEED}")
+    page.get_by_role("tab", name="Code").tap()
     type_solution(page, MISSING_SCALING)
     submit(page)
-    expect(page.locator("#report .diagnosis")).to_be_visible()
+    expect(page.locator("#report .diagnosis")).to_be_visible()  # the Report pane, shown
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.screenshot(path=SHOTS / "phone-missing-scaling.png", full_page=True)
     page.evaluate("document.getElementById('report-heading').scrollIntoView()")
