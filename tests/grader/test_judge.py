@@ -123,19 +123,36 @@ def test_a_misfit_names_no_exception_class_of_the_grader() -> None:
     )
 
 
-def test_a_timeout_marks_the_interrupted_test_and_the_ones_not_run() -> None:
+CPU_USED_UP = "used up its 10 s of CPU"  # the sandbox's detail of a CPU time-out
+
+
+def test_a_timeout_is_said_once_on_its_test_and_the_tests_not_run_only_point_at_it() -> None:
     tests = plan().tests
     outcomes = {tests[0].call.id: passing(tests[0])}
     execution = Execution(
-        Termination.TIMEOUT, outcomes, interrupted_call=tests[1].call.id, detail="SIGKILL"
+        Termination.TIMEOUT, outcomes, interrupted_call=tests[1].call.id, detail=CPU_USED_UP
     )
     report = judge_both(execution)
     assert report.tests[0].status is TestStatus.PASSED
     assert report.tests[1].status is TestStatus.TIMEOUT
-    assert "time limit" in report.tests[1].message
+    assert report.tests[1].message == (
+        f"timed out: it {CPU_USED_UP}; look for a loop that never ends"
+    )
+    assert report.model_dump_json().count("CPU") == 1  # not "(10 s of CPU) (used up ... CPU)"
     assert report.tests[2].status is TestStatus.TIMEOUT
-    stopped_at = tests[1].call.id
-    assert report.tests[2].message.startswith(f"not run: the run stopped at test {stopped_at!r}")
+    assert report.tests[2].message == f"not run: the run stopped at test {tests[1].spec.name!r}"
+
+
+def test_a_timeout_outside_any_test_is_said_once_by_the_report() -> None:
+    execution = Execution(Termination.TIMEOUT, {}, detail=CPU_USED_UP)
+    report = judge_both(execution)
+    assert report.message.endswith(
+        f"The run stopped outside any test: your code timed out: it {CPU_USED_UP};"
+        " look for a loop that never ends"
+    )
+    assert report.model_dump_json().count("CPU") == 1
+    visible = [t for t in report.tests if t.visibility.value == "visible"]
+    assert {t.message for t in visible} == {"not run: the run stopped before it"}
 
 
 @pytest.mark.parametrize("run", ["visible", "hidden"])
