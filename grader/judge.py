@@ -35,7 +35,7 @@ from grader.stopped_run import not_run_message, stop_reason, stopped_at
 FEEDBACK_BUDGET_S = 5.0
 # The diagnosis of a submission the policy refused.
 NOT_ALLOWED_CODE = "not-allowed"
-_OUT_OF_TIME = "not checked: judging your outputs took longer than the grader allows"
+_OUT_OF_TIME = "judging your outputs took longer than the grader allows"
 
 # A time-out that the machine's load caused is the platform's fault: an error report, which
 # counts against nobody (no attempt used up, no score posted).
@@ -238,8 +238,16 @@ def _bare(test: TestPlan, status: TestStatus) -> TestResult:
         status=status,
         score=test.spec.points if status is TestStatus.PASSED else 0.0,
         max_score=test.spec.points,
-        message="passed" if status is TestStatus.PASSED else f"hidden test: {status.value}",
+        message=hidden_message(status),
     )
+
+
+def hidden_message(status: TestStatus) -> str:
+    """All a hidden test says: passed, failed, or refused (the word every renderer uses for a
+    refusal; the status itself stays `rejected`)."""
+    if status is TestStatus.PASSED:
+        return "passed"
+    return f"hidden test: {'refused' if status is TestStatus.REJECTED else status.value}"
 
 
 def _result(

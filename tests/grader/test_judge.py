@@ -14,16 +14,17 @@ from grader.contract import (
     Termination,
     Violation,
 )
-from grader.judge import HiddenRun, internal_error, judge
+from grader.judge import FEEDBACK_BUDGET_S, HiddenRun, internal_error, judge
 from grader.plan import Draw, TestPlan, make_job
 from grader.reference import Reference, run_trusted
+from grader.render import render_text
 from grader.report import Report, ReportStatus, TestStatus
 
 
-def judge_both(execution: Execution) -> Report:
+def judge_both(execution: Execution, budget_s: float = FEEDBACK_BUDGET_S) -> Report:
     """Judge one execution as both runs: its visible tests' outcomes, and its hidden tests'
     on their first input sets."""
-    return judge(plan(), execution, HiddenRun(first_sets(), execution))
+    return judge(plan(), execution, HiddenRun(first_sets(), execution), budget_s)
 
 
 def first_sets() -> Draw:
@@ -155,6 +156,15 @@ def test_a_timeout_outside_any_test_is_said_once_by_the_report() -> None:
     assert {t.message for t in visible} == {"not run: the run stopped before it"}
 
 
+def test_a_property_not_checked_says_so_once_in_the_text() -> None:
+    """The status says "skipped"; a message that said "not checked:" too read "skipped: not
+    checked:" in every renderer."""
+    report = judge_both(Execution(Termination.COMPLETED, every_call_passing()), budget_s=0)
+    text = render_text(report)
+    assert "causal: skipped: judging your outputs took longer than the grader allows" in text
+    assert "not checked" not in text
+
+
 @pytest.mark.parametrize("run", ["visible", "hidden"])
 def test_a_time_out_on_a_busy_machine_is_the_platform_s_fault(run: str) -> None:
     tests = plan().tests
@@ -189,6 +199,8 @@ def test_refusals_reject_every_test_and_list_the_violations(termination: Termina
     report = judge_both(Execution(termination, {}, violations=(violation,)))
     assert report.status is ReportStatus.REJECTED
     assert {t.status for t in report.tests} == {TestStatus.REJECTED}
+    hidden = {t.message for t in report.tests if t.visibility.value == "hidden"}
+    assert hidden == {"hidden test: refused"}  # the word the page and the notebook show
     assert report.diagnosis[0].line == 7
     assert "torch.load" in report.message
 
