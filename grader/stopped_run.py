@@ -22,15 +22,15 @@ def not_run_message(at: TestPlan | None) -> str:
 
 
 def stop_reason(execution: Execution, limits: SandboxLimits) -> str:
-    """What ended the run, in the student's terms; the sandbox's detail names the one limit
-    that was hit, where it knows which."""
+    """What ended the run, in the student's terms, its code the subject; the sandbox's detail
+    names the one limit that was hit, where it knows which (the status says "timeout")."""
     detail = execution.detail
     match execution.termination:
         case Termination.TIMEOUT:
             what = detail or (
                 f"ran past its time limit ({limits.wall_s:g} s, {limits.cpu_s:g} s of CPU)"
             )
-            return f"timed out: it {what}; look for a loop that never ends"
+            return f"{what}; look for a loop that never ends"
         case Termination.MEMORY:
             return f"ran out of its {limits.memory_bytes // MIB} MiB of memory{_aside(detail)}"
         case Termination.OUTPUT_LIMIT:
