@@ -241,6 +241,18 @@ def test_the_gradescope_form_keeps_scores_and_hides_hidden_tests_until_published
     assert visibilities == {"visible", "after_published"}
 
 
+def test_the_gradescope_form_says_a_first_mismatch_once_where_the_message_leaves_it() -> None:
+    outcomes = every_call_passing()
+    first = plan().tests[0]
+    outcomes[first.call.id] = shifted(first, 0.5)
+    report = judge_both(Execution(Termination.COMPLETED, outcomes))
+    mismatch = report.tests[0].first_mismatch
+    assert mismatch is not None and "first at" not in report.tests[0].message
+    output = report.to_gradescope()["tests"][0]["output"]
+    assert output == f"{report.tests[0].message}; {mismatch.describe()}"
+    assert output.count(f"{mismatch.expected:g}") == 1
+
+
 def test_past_its_time_budget_judging_gives_every_verdict_without_the_extras() -> None:
     outcomes = every_call_passing()
     first = plan().tests[0]
