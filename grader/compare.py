@@ -111,23 +111,29 @@ def _compare_values(name: str, actual: np.ndarray, expected: np.ndarray) -> Comp
     want = expected.astype(np.float64)
     unexpected = ~np.isfinite(got) & np.isfinite(want)
     if unexpected.any():
-        return _non_finite(name, got, want, unexpected)
+        return _non_finite(name, got, want, unexpected, expected.dtype)
     bad = ~_agreement(got, want)
     errors = np.abs(got - want)[np.isfinite(got) & np.isfinite(want)]
-    max_abs_error = float(errors.max()) if errors.size else 0.0
+    max_abs_error = shortest(float(errors.max()), expected.dtype) if errors.size else 0.0
     count = int(bad.sum())
     if count == 0:
         return Comparison(Check.MATCH, f"`{name}` matches to {DECIMALS} decimals", max_abs_error)
-    first = _first(bad, got, want)
+    # The first mismatch is the report's own field, which every renderer shows: not repeated here.
     return Comparison(
         Check.VALUES,
-        f"`{name}` differs in {count} of {bad.size} values (max abs error {max_abs_error:.3g}); "
-        f"first at index {list(first.index)}: expected {first.expected:.6g}, "
-        f"got {first.actual:.6g}",
+        f"`{name}` differs in {count} of {bad.size} values (max abs error {max_abs_error:.3g})",
         max_abs_error,
         count,
-        first,
+        _first(bad, got, want, expected.dtype),
     )
+
+
+def shortest(value: float, dtype: np.dtype) -> float:
+    """`value` as the shortest decimal that reads back as the same number of `dtype`: a float32
+    0.0571 stays 0.0571, not the 0.057100001722574234 it is as a float64. Floats of other
+    dtypes are float64s."""
+    kind = dtype.type if np.issubdtype(dtype, np.floating) else np.float64
+    return float(np.format_float_positional(kind(value), unique=True))
 
 
 def _agreement(got: np.ndarray, want: np.ndarray) -> np.ndarray:
@@ -147,26 +153,26 @@ def _same_special(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     return same
 
 
-def _non_finite(name: str, got: np.ndarray, want: np.ndarray, where: np.ndarray) -> Comparison:
+def _non_finite(
+    name: str, got: np.ndarray, want: np.ndarray, where: np.ndarray, dtype: np.dtype
+) -> Comparison:
     nans = int((np.isnan(got) & where).sum())
     infs = int((np.isinf(got) & where).sum())
-    first = _first(where, got, want)
     return Comparison(
         Check.NON_FINITE,
         f"`{name}` contains {nans} NaN and {infs} infinite values where finite ones were "
-        f"expected; first at index {list(first.index)} (expected {first.expected:.6g}). "
-        "A row that is masked everywhere, or a division by zero, gives NaN.",
+        "expected (a row that is masked everywhere, or a division by zero, gives NaN)",
         None,
         int(where.sum()),
-        first,
+        _first(where, got, want, dtype),
     )
 
 
-def _first(where: np.ndarray, got: np.ndarray, want: np.ndarray) -> Mismatch:
+def _first(where: np.ndarray, got: np.ndarray, want: np.ndarray, dtype: np.dtype) -> Mismatch:
     """The first index (in C order) where `where` holds; it holds somewhere."""
     # argmax stops at the first True; argwhere would list every mismatch first.
     index = tuple(int(i) for i in np.unravel_index(int(np.argmax(where)), where.shape))
-    return Mismatch(index, float(want[index]), float(got[index]))
+    return Mismatch(index, shortest(want[index], dtype), shortest(got[index], dtype))
 
 
 def agreement(first: np.ndarray, second: np.ndarray) -> np.ndarray:

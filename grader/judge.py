@@ -26,8 +26,8 @@ from grader.report import (
     TestResult,
     TestStatus,
 )
-from grader.sandbox.limits import MIB, SandboxLimits
 from grader.spec import Property
+from grader.stopped_run import not_run_message, stop_reason, stopped_at
 
 # Each step of judging is bounded by the output cap and vectorised; this bounds their sum for
 # one submission, so that no output, however built, holds a grading slot for long. Past it the
@@ -35,7 +35,7 @@ from grader.spec import Property
 FEEDBACK_BUDGET_S = 5.0
 # The diagnosis of a submission the policy refused.
 NOT_ALLOWED_CODE = "not-allowed"
-_OUT_OF_TIME = "not checked: judging your outputs took longer than the grader allows"
+_OUT_OF_TIME = "judging your outputs took longer than the grader allows"
 
 # A time-out that the machine's load caused is the platform's fault: an error report, which
 # counts against nobody (no attempt used up, no score posted).
@@ -48,6 +48,14 @@ _STATUS_OF_TERMINATION = {
     Termination.CRASHED: TestStatus.ERROR,
     Termination.COMPLETED: TestStatus.ERROR,
 }
+
+
+@dataclass(frozen=True)
+class _Stop:
+    """Where the visible run stopped, if before its end (None: outside any test), and why."""
+
+    at: TestPlan | None
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -72,9 +80,12 @@ def judge(
         return _refused(plan, visible)
     if visible.starved or (hidden is not None and hidden.execution.starved):
         return internal_error(plan, _OVERLOADED)
-    limits = plan.exercise.spec.limits.to_limits()
+    shown = [test for test in plan.tests if test.visible]
+    stop = _Stop(
+        stopped_at(visible, shown), stop_reason(visible, plan.exercise.spec.limits.to_limits())
+    )
     results = [
-        _judge_test(test, visible, limits) if test.visible else _judge_hidden(test, hidden)
+        _judge_test(test, visible, stop) if test.visible else _judge_hidden(test, hidden)
         for test in plan.tests
     ]
     failing = [
@@ -82,7 +93,6 @@ def judge(
         for test, result in zip(plan.tests, results, strict=True)
         if test.visible and result.status is not TestStatus.PASSED
     ]
-    shown = [test for test in plan.tests if test.visible]
     wanted = plan.exercise.spec.properties
     properties = (
         check_properties(wanted, shown, visible.outcomes)
@@ -90,7 +100,12 @@ def judge(
         else _unchecked(wanted)
     )
     diagnosis = diagnose(plan, failing, visible.outcomes) if time.monotonic() < deadline else []
-    return _report(plan, results, diagnosis=diagnosis, properties=properties)
+    report = _report(plan, results, diagnosis=diagnosis, properties=properties)
+    unfinished = any(test.call.id not in visible.outcomes for test in shown)
+    if unfinished and stop.at is None:
+        message = f"{report.message}. The run stopped outside any test: your code {stop.reason}"
+        return report.model_copy(update={"message": message})
+    return report
 
 
 def _unchecked(wanted: list[Property]) -> list[PropertyCheck]:
@@ -164,10 +179,11 @@ def _refused(plan: ExercisePlan, execution: Execution) -> Report:
     )
 
 
-def _judge_test(test: TestPlan, execution: Execution, limits: SandboxLimits) -> TestResult:
+def _judge_test(test: TestPlan, execution: Execution, stop: _Stop) -> TestResult:
     outcome = execution.outcomes.get(test.call.id)
     if outcome is None:
-        return _not_finished(test, execution, limits)
+        status = _STATUS_OF_TERMINATION[execution.termination]
+        return _result(test, status, stop.reason if stop.at is test else not_run_message(stop.at))
     if outcome.error is not None:
         return _result(test, TestStatus.ERROR, _error_message(outcome.error), outcome)
     comparisons = _compare_outputs(test.output_names, test.expected, outcome.outputs or ())
@@ -213,31 +229,6 @@ def _compare_outputs(
     return [compare(name, got, want) for name, got, want in pairs]
 
 
-def _not_finished(test: TestPlan, execution: Execution, limits: SandboxLimits) -> TestResult:
-    status = _STATUS_OF_TERMINATION[execution.termination]
-    why = _termination_message(execution, limits)
-    interrupted = execution.interrupted_call
-    if interrupted is not None and interrupted != test.call.id:
-        why = f"not run: the run stopped at test {interrupted!r}, which {why}"
-    return _result(test, status, why)
-
-
-def _termination_message(execution: Execution, limits: SandboxLimits) -> str:
-    detail = f" ({execution.detail})" if execution.detail else ""
-    match execution.termination:
-        case Termination.TIMEOUT:
-            return (
-                f"ran past its time limit ({limits.wall_s:g} s, {limits.cpu_s:g} s of CPU)"
-                f"{detail}: look for a loop that never ends"
-            )
-        case Termination.MEMORY:
-            return f"ran out of its {limits.memory_bytes // MIB} MiB of memory{detail}"
-        case Termination.OUTPUT_LIMIT:
-            return f"sent back more than {limits.output_bytes // MIB} MiB of output{detail}"
-        case _:
-            return f"stopped the process running it{detail}"
-
-
 def _bare(test: TestPlan, status: TestStatus) -> TestResult:
     """A test's status and points, with a message that says nothing more: all a hidden test
     shows (no duration either: a submission can spend time as its inputs say)."""
@@ -247,8 +238,16 @@ def _bare(test: TestPlan, status: TestStatus) -> TestResult:
         status=status,
         score=test.spec.points if status is TestStatus.PASSED else 0.0,
         max_score=test.spec.points,
-        message="passed" if status is TestStatus.PASSED else f"hidden test: {status.value}",
+        message=hidden_message(status),
     )
+
+
+def hidden_message(status: TestStatus) -> str:
+    """All a hidden test says: passed, failed, or refused (the word every renderer uses for a
+    refusal; the status itself stays `rejected`)."""
+    if status is TestStatus.PASSED:
+        return "passed"
+    return f"hidden test: {'refused' if status is TestStatus.REJECTED else status.value}"
 
 
 def _result(

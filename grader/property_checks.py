@@ -22,6 +22,8 @@ from grader.properties import PROPERTIES
 from grader.report import PropertyCheck, PropertyStatus
 from grader.spec import Property
 
+UNJUDGED = "no visible test produced an output of the right shape"
+
 
 def check_properties(
     wanted: Sequence[Property], tests: Sequence[TestPlan], outcomes: Mapping[str, CallOutcome]
@@ -33,11 +35,12 @@ def _check(
     prop: Property, tests: Sequence[TestPlan], outcomes: Mapping[str, CallOutcome]
 ) -> PropertyCheck:
     definition = PROPERTIES[prop]
-    judged = 0
+    judged = probed = 0
     for test in tests:
         for probe in test.probes:
             if probe.kind is not prop:
                 continue
+            probed += 1
             pair = _judgeable(test, outcomes.get(test.call.id), outcomes.get(probe.call.id))
             if pair is None:
                 continue
@@ -50,11 +53,22 @@ def _check(
         return PropertyCheck(
             name=prop.value,
             status=PropertyStatus.SKIPPED,
-            message="not checked: no visible test produced an output of the right shape",
+            message=UNJUDGED,
         )
     return PropertyCheck(
-        name=prop.value, status=PropertyStatus.PASSED, message=f"holds on {judged} visible tests"
+        name=prop.value, status=PropertyStatus.PASSED, message=holds_message(judged, probed)
     )
+
+
+def holds_message(judged: int, probed: int) -> str:
+    """A property probes a few visible tests only (`PROBED_TESTS_PER_KIND`): the message says
+    how many it held on of those, never of all the visible tests."""
+    tests = "test" if judged == 1 else "tests"
+    message = f"holds on the {judged} visible {tests} it was checked on"
+    skipped = probed - judged
+    if skipped:
+        message += f" ({skipped} more returned an output of the wrong shape)"
+    return message
 
 
 def _judgeable(

@@ -21,6 +21,8 @@ _MARKS = {
     TestStatus.RESOURCE_LIMIT: "LIM ",
     TestStatus.REJECTED: "REJ ",
 }
+# Test names hold commas ("batch 1, 2 heads"): a list of them is joined with what none holds.
+_TEST_NAMES_SEPARATOR = "; "
 
 
 def render_json(report: Report) -> str:
@@ -39,7 +41,9 @@ def render_text(report: Report) -> str:
         lines += ["", "Diagnosis:"]
         for finding in report.diagnosis:
             where = f" (line {finding.line})" if finding.line else ""
-            tests = f" [tests: {', '.join(finding.tests)}]" if finding.tests else ""
+            tests = (
+                f" [tests: {_TEST_NAMES_SEPARATOR.join(finding.tests)}]" if finding.tests else ""
+            )
             lines.append(f"  - {_continued(finding.message)}{where}{tests}")
     if report.properties:
         lines += ["", "Properties:"]
@@ -56,7 +60,7 @@ def _test_lines(test: TestResult, width: int) -> list[str]:
     head = f"  {_MARKS[test.status]}  {test.name:<{width}}  {test.visibility.value:<7}  {points}"
     lines = [head]
     if test.status is not TestStatus.PASSED:
-        lines.append(f"        {_continued(test.message)}")
+        lines.append(f"        {_continued(test.details())}")
     if test.stdout:
         printed = test.stdout.rstrip("\n").replace("\n", "\n        | ")
         lines.append(f"        printed:\n        | {printed}")

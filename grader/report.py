@@ -43,6 +43,10 @@ class MismatchDetail(_Model):
     expected: float
     actual: float
 
+    def describe(self) -> str:
+        """The one place a text report says where an output first went wrong."""
+        return f"first at index {self.index}: expected {self.expected:g}, got {self.actual:g}"
+
 
 class OutputCheck(_Model):
     """The comparison of one named output (visible tests only)."""
@@ -74,6 +78,11 @@ class TestResult(_Model):
     duration_ms: float | None = None
     # The submission's line an error was raised at (visible tests only; absent where unknown).
     line: int | None = None
+
+    def details(self) -> str:
+        """The message, and the first mismatch where the message leaves it to its own field."""
+        first = self.first_mismatch
+        return self.message if first is None else f"{self.message}; {first.describe()}"
 
 
 class Finding(_Model):
@@ -116,7 +125,7 @@ class Report(_Model):
                     "score": test.score,
                     "max_score": test.max_score,
                     "status": "passed" if test.status is TestStatus.PASSED else "failed",
-                    "output": test.message,
+                    "output": test.details(),
                     "visibility": "visible"
                     if test.visibility is Visibility.VISIBLE
                     else "after_published",

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.judge import NOT_ALLOWED_CODE
+from grader.judge import NOT_ALLOWED_CODE, hidden_message
+from grader.plan import PROBED_TESTS_PER_KIND
+from grader.property_checks import UNJUDGED, holds_message
 from grader.report import (
     Finding,
     PropertyCheck,
@@ -45,7 +47,6 @@ _REFUSAL = "line 3: importing 'os' is not allowed in this exercise"
 _FAULT = "the sandbox did not start in time"
 _CRASH = "raised RuntimeError at line 24: shape '[2, 4, 8]' is invalid for input of size 96"
 _WRONG_VALUES = "output: 61 of 64 values differ by more than the tolerance (max abs error 0.42)"
-_UNJUDGED = "not checked: no visible test produced an output of the right shape"
 
 
 def build_report(
@@ -94,7 +95,7 @@ def _test(test: TestCaseSpec, fails: bool, crashes: bool) -> TestResult:
     if not fails:
         status, message = TestStatus.PASSED, "all outputs match to 4 decimals"
     elif not _visible(test):
-        status, message = TestStatus.FAILED, "hidden test: failed"
+        status, message = TestStatus.FAILED, hidden_message(TestStatus.FAILED)
     elif crashes:
         status, message = TestStatus.ERROR, _CRASH
     else:
@@ -117,14 +118,15 @@ def _properties(exercise: Exercise, bug: Bug | None) -> list[PropertyCheck]:
     checks = []
     for prop in exercise.spec.properties:
         if unjudged:
-            status, message = PropertyStatus.SKIPPED, _UNJUDGED
+            status, message = PropertyStatus.SKIPPED, UNJUDGED
         elif bug is not None and prop in bug.broken:
             status, message = (
                 PropertyStatus.FAILED,
                 f"does not hold: {prop.value.replace('_', ' ')}",
             )
         else:
-            status, message = PropertyStatus.PASSED, f"holds on {len(visible)} visible tests"
+            probed = min(len(visible), PROBED_TESTS_PER_KIND)
+            status, message = PropertyStatus.PASSED, holds_message(probed, probed)
         checks.append(PropertyCheck(name=prop.value, status=status, message=message))
     return checks
 
@@ -138,7 +140,7 @@ def _refused(exercise: Exercise, version: str | None) -> Report:
             status=TestStatus.REJECTED,
             score=0.0,
             max_score=test.points,
-            message=refusal if _visible(test) else "hidden test: rejected",
+            message=refusal if _visible(test) else hidden_message(TestStatus.REJECTED),
         )
         for test in exercise.spec.tests
     ]

@@ -25,6 +25,10 @@ _MARKS = {
     "rejected": "REJ ",
 }
 _PROPERTY_MARKS = {"passed": "ok", "failed": "VIOLATED"}
+# A refusal is "refused" wherever a person reads it, as on the exercise page.
+_STATUS_WORDS = {"rejected": "refused"}
+# Test names hold commas ("batch 1, 2 heads"): a list of them is joined with what none holds.
+_TEST_NAMES_SEPARATOR = "; "
 
 # A copy of grader/text.py's `inert` (the client cannot import the grader, and a shared module
 # would need a third package for five lines); tests/grader/test_text.py keeps the two equal.
@@ -74,11 +78,21 @@ def _test_lines(test: dict[str, Any], width: int) -> list[str]:
     head = f"  {mark}  {test['name']:<{width}}  {test['visibility']:<7}  {_points(test)}"
     lines = [head]
     if test["status"] != "passed":
-        lines.append(f"        {_continued(test['message'])}")
+        lines.append(f"        {_continued(_message(test))}")
     if test.get("stdout"):
         printed = test["stdout"].rstrip("\n").replace("\n", "\n        | ")
         lines.append(f"        printed:\n        | {printed}")
     return lines
+
+
+def _message(test: dict[str, Any]) -> str:
+    """The message, and the first mismatch where the message leaves it to its own field (as
+    grader.report.TestResult.details)."""
+    first = test.get("first_mismatch")
+    if not first:
+        return str(test["message"])
+    where = f"first at index {first['index']}: expected {first['expected']:g}"
+    return f"{test['message']}; {where}, got {first['actual']:g}"
 
 
 def _continued(message: str) -> str:
@@ -96,7 +110,8 @@ def _where(finding: dict[str, Any]) -> str:
 
 
 def _tests_of(finding: dict[str, Any]) -> str:
-    return f" [tests: {', '.join(finding['tests'])}]" if finding.get("tests") else ""
+    tests = _TEST_NAMES_SEPARATOR.join(finding.get("tests", []))
+    return f" [tests: {tests}]" if tests else ""
 
 
 # Inline styles, not a stylesheet: JupyterLab drops a <style> element from an output it does not
@@ -153,7 +168,7 @@ def prose(text: str) -> str:
 def _test_row(test: dict[str, Any]) -> str:
     status = test["status"]
     cells = [
-        f"<td{_TEXT}><span{_color(status)}>{escape(status)}</span></td>",
+        f"<td{_TEXT}><span{_color(status)}>{escape(_STATUS_WORDS.get(status, status))}</span></td>",
         f"<td{_TEXT}>{escape(test['name'])}</td>",
         f"<td{_TEXT}>{escape(test['visibility'])}</td>",
         f"<td{_NUMBER}>{escape(_points(test))}</td>",

@@ -100,7 +100,8 @@ def _converse(
         _send(channel, encode_job(job), deadline)
         return _follow(channel, job, transcript, deadline)
     except TimeoutError:
-        return Termination.TIMEOUT, f"still running at the {job.limits.wall_s:g} s wall-clock limit"
+        wall = f"was still running at the {job.limits.wall_s:g} s wall-clock limit"
+        return Termination.TIMEOUT, wall
     except OutputLimitExceeded as error:
         return Termination.OUTPUT_LIMIT, str(error)
     except ProtocolError as error:

@@ -36,8 +36,7 @@ REPORT: dict[str, Any] = {
             "status": "failed",
             "score": 0.0,
             "max_score": 1.0,
-            "message": "`output` differs in 12 of 64 values (max abs error 0.031); first at "
-            "index [0, 2, 1]: expected 0.1234, got 0.1534",
+            "message": "`output` differs in 12 of 64 values (max abs error 0.031)",
             "max_abs_error": 0.031,
             "mismatch_count": 12,
             "first_mismatch": {"index": [0, 2, 1], "expected": 0.1234, "actual": 0.1534},
@@ -56,7 +55,7 @@ REPORT: dict[str, Any] = {
         {
             "code": "missing-scaling",
             "message": "Your output matches attention without the 1/sqrt(d) scaling.",
-            "tests": ["16 heads"],
+            "tests": ["batch 1, 2 heads", "16 heads"],
             "line": 12,
         }
     ],
@@ -128,9 +127,21 @@ def test_html_shows_the_table_the_mismatch_and_the_diagnosis() -> None:
     assert html.count("<tr>") >= 4  # header, three tests (plus the mismatch's own table)
     cells = Cells(html).cells
     assert ("[0, 2, 1]", "right") in cells and ("0.1534", "right") in cells
-    assert "without the 1/sqrt(d) scaling. (line 12) [tests: 16 heads]" in html
+    assert "without the 1/sqrt(d) scaling. (line 12) [tests: batch 1, 2 heads; 16 heads]" in html
     assert "hidden test: timeout" in html
     assert "causal: ok: holds on 5 visible tests" in html
+
+
+def test_a_failing_test_says_its_first_mismatch_once() -> None:
+    assert render_text(REPORT).count("0.1534") == 1
+    assert render_html(REPORT).count("0.1534") == 1
+
+
+def test_a_refused_hidden_test_reads_refused_as_on_the_page() -> None:
+    refused = {**REPORT["tests"][2], "status": "rejected", "message": "hidden test: refused"}
+    html = render_html({**REPORT, "status": "rejected", "tests": [refused]})
+    assert ("refused", "left") in Cells(html).cells
+    assert "rejected" not in html
 
 
 def test_html_escapes_what_a_student_controls() -> None:

@@ -67,6 +67,29 @@ def test_value_mismatch_reports_count_max_error_and_first_index() -> None:
     assert result.first_mismatch.actual == pytest.approx(-1.4)
 
 
+def test_a_mismatch_is_said_once_its_first_value_in_its_own_field() -> None:
+    actual = EXPECTED.array.copy()  # type: ignore[union-attr]
+    actual[0, 1] = -1.4
+    result = compare("output", tensor(actual), EXPECTED)
+    assert result.message == "`output` differs in 1 of 4 values (max abs error 0.1)"
+
+
+def test_float32_values_come_out_as_their_shortest_float32_decimals() -> None:
+    """A float32 0.0571 is 0.057100001722574234 as a float64: the report says 0.0571."""
+    expected = tensor(np.array([[0.0571, 1.0]], dtype=np.float32))
+    actual = tensor(np.array([[0.0824, 1.0]], dtype=np.float32))
+    result = compare("output", actual, expected)
+    assert result.first_mismatch is not None
+    assert (result.first_mismatch.expected, result.first_mismatch.actual) == (0.0571, 0.0824)
+    assert result.max_abs_error == 0.0253
+    wide = compare(
+        "output",
+        tensor(np.array([[0.1 + 0.2]]), "torch.float64"),
+        tensor(np.array([[1.0]]), "torch.float64"),
+    )
+    assert wide.first_mismatch is not None and wide.first_mismatch.actual == 0.1 + 0.2
+
+
 def test_one_unit_in_the_fourth_decimal_is_tolerated_two_are_not() -> None:
     expected = np.array([0.12345], dtype=np.float64)
     assert compare_arrays("o", np.array([0.12354]), expected).passed  # rounds 0.1235 vs 0.1234

@@ -14,16 +14,17 @@ from grader.contract import (
     Termination,
     Violation,
 )
-from grader.judge import HiddenRun, internal_error, judge
+from grader.judge import FEEDBACK_BUDGET_S, HiddenRun, internal_error, judge
 from grader.plan import Draw, TestPlan, make_job
 from grader.reference import Reference, run_trusted
+from grader.render import render_text
 from grader.report import Report, ReportStatus, TestStatus
 
 
-def judge_both(execution: Execution) -> Report:
+def judge_both(execution: Execution, budget_s: float = FEEDBACK_BUDGET_S) -> Report:
     """Judge one execution as both runs: its visible tests' outcomes, and its hidden tests'
     on their first input sets."""
-    return judge(plan(), execution, HiddenRun(first_sets(), execution))
+    return judge(plan(), execution, HiddenRun(first_sets(), execution), budget_s)
 
 
 def first_sets() -> Draw:
@@ -125,19 +126,43 @@ def test_a_misfit_names_no_exception_class_of_the_grader() -> None:
     )
 
 
-def test_a_timeout_marks_the_interrupted_test_and_the_ones_not_run() -> None:
+CPU_USED_UP = "used up its 10 s of CPU"  # the sandbox's detail of a CPU time-out
+
+
+def test_a_timeout_is_said_once_on_its_test_and_the_tests_not_run_only_point_at_it() -> None:
     tests = plan().tests
     outcomes = {tests[0].call.id: passing(tests[0])}
     execution = Execution(
-        Termination.TIMEOUT, outcomes, interrupted_call=tests[1].call.id, detail="SIGKILL"
+        Termination.TIMEOUT, outcomes, interrupted_call=tests[1].call.id, detail=CPU_USED_UP
     )
     report = judge_both(execution)
     assert report.tests[0].status is TestStatus.PASSED
     assert report.tests[1].status is TestStatus.TIMEOUT
-    assert "time limit" in report.tests[1].message
+    assert report.tests[1].message == (f"{CPU_USED_UP}; look for a loop that never ends")
+    assert report.model_dump_json().count("CPU") == 1  # not "(10 s of CPU) (used up ... CPU)"
     assert report.tests[2].status is TestStatus.TIMEOUT
-    stopped_at = tests[1].call.id
-    assert report.tests[2].message.startswith(f"not run: the run stopped at test {stopped_at!r}")
+    assert report.tests[2].message == f"not run: the run stopped at test {tests[1].spec.name!r}"
+
+
+def test_a_timeout_outside_any_test_is_said_once_by_the_report() -> None:
+    execution = Execution(Termination.TIMEOUT, {}, detail=CPU_USED_UP)
+    report = judge_both(execution)
+    assert report.message.endswith(
+        f"The run stopped outside any test: your code {CPU_USED_UP};"
+        " look for a loop that never ends"
+    )
+    assert report.model_dump_json().count("CPU") == 1
+    visible = [t for t in report.tests if t.visibility.value == "visible"]
+    assert {t.message for t in visible} == {"not run: the run stopped before it"}
+
+
+def test_a_property_not_checked_says_so_once_in_the_text() -> None:
+    """The status says "skipped"; a message that said "not checked:" too read "skipped: not
+    checked:" in every renderer."""
+    report = judge_both(Execution(Termination.COMPLETED, every_call_passing()), budget_s=0)
+    text = render_text(report)
+    assert "causal: skipped: judging your outputs took longer than the grader allows" in text
+    assert "not checked" not in text
 
 
 @pytest.mark.parametrize("run", ["visible", "hidden"])
@@ -174,6 +199,8 @@ def test_refusals_reject_every_test_and_list_the_violations(termination: Termina
     report = judge_both(Execution(termination, {}, violations=(violation,)))
     assert report.status is ReportStatus.REJECTED
     assert {t.status for t in report.tests} == {TestStatus.REJECTED}
+    hidden = {t.message for t in report.tests if t.visibility.value == "hidden"}
+    assert hidden == {"hidden test: refused"}  # the word the page and the notebook show
     assert report.diagnosis[0].line == 7
     assert "torch.load" in report.message
 
@@ -214,6 +241,18 @@ def test_the_gradescope_form_keeps_scores_and_hides_hidden_tests_until_published
     assert results["score"] == report.score
     visibilities = {t["visibility"] for t in results["tests"]}
     assert visibilities == {"visible", "after_published"}
+
+
+def test_the_gradescope_form_says_a_first_mismatch_once_where_the_message_leaves_it() -> None:
+    outcomes = every_call_passing()
+    first = plan().tests[0]
+    outcomes[first.call.id] = shifted(first, 0.5)
+    report = judge_both(Execution(Termination.COMPLETED, outcomes))
+    mismatch = report.tests[0].first_mismatch
+    assert mismatch is not None and "first at" not in report.tests[0].message
+    output = report.to_gradescope()["tests"][0]["output"]
+    assert output == f"{report.tests[0].message}; {mismatch.describe()}"
+    assert output.count(f"{mismatch.expected:g}") == 1
 
 
 def test_past_its_time_budget_judging_gives_every_verdict_without_the_extras() -> None:

@@ -12,14 +12,13 @@ from grader import properties
 from grader.compare import agreement
 from grader.contract import Call, CallOutcome, OutputValue
 from grader.plan import Probe, TestPlan
-from grader.property_checks import check_properties
+from grader.property_checks import UNJUDGED, check_properties
 from grader.report import PropertyCheck, PropertyStatus
 from grader.spec import Property, TestCaseSpec
 
 # The largest output a call may send back (`Call.max_output_elements`), laid out so that a loop
 # over positions (or samples) in the grader would make four million comparisons.
 HUGE = 1 << 22
-SKIPPED = "not checked: no visible test produced an output of the right shape"
 
 
 def tensor(array: np.ndarray) -> OutputValue:
@@ -66,7 +65,7 @@ def no_elementwise_work(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_huge_outputs_of_another_shape_are_not_judged_nor_looked_at(shape: tuple[int, ...]) -> None:
     huge = np.zeros(shape, dtype=np.float32)
     results = check(returning(lambda test: huge, lambda test: huge))
-    assert [(r.status, r.message) for r in results] == [(PropertyStatus.SKIPPED, SKIPPED)] * 2
+    assert [(r.status, r.message) for r in results] == [(PropertyStatus.SKIPPED, UNJUDGED)] * 2
 
 
 def another_shape(test: TestPlan) -> np.ndarray:
@@ -93,6 +92,22 @@ def test_a_probe_of_another_shape_than_its_main_call_is_not_judged() -> None:
 def test_outputs_of_the_references_shape_are_judged() -> None:
     results = check(returning(expected, expected))
     assert {r.status for r in results} == {PropertyStatus.PASSED}
+
+
+def test_a_property_that_holds_counts_the_tests_it_was_checked_on_not_all_visible_ones() -> None:
+    """Each property probes a few visible tests: "holds on 2 visible tests" read as if the
+    exercise had two where it has five."""
+    probed = [test for test in visible() if any(p.kind is Property.CAUSAL for p in test.probes)]
+    assert 0 < len(probed) < len(visible())
+    outcomes = returning(expected, expected)
+    first = probed[0]
+    outcomes[first.call.id] = CallOutcome(first.call.id, outputs=(tensor(another_shape(first)),))
+    causal = next(r for r in check(outcomes) if r.name == Property.CAUSAL.value)
+    checked = len(probed) - 1
+    assert causal.message == (
+        f"holds on the {checked} visible test{'s' * (checked != 1)} it was checked on"
+        " (1 more returned an output of the wrong shape)"
+    )
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,10 @@ REPORT = Report.model_validate(
                 "status": "failed",
                 "score": 0.0,
                 "max_score": 1.0,
-                "message": "`output` differs in 12 of 64 values (max abs error 0.031); first at "
-                "index [0, 2, 1]: expected 0.1234, got 0.1534",
+                "message": "`output` differs in 12 of 64 values (max abs error 0.031)",
+                "max_abs_error": 0.031,
+                "mismatch_count": 12,
+                "first_mismatch": {"index": [0, 2, 1], "expected": 0.1234, "actual": 0.1534},
                 "stdout": "shape torch.Size([3, 7, 64])\n",
             },
             {
@@ -48,11 +50,20 @@ REPORT = Report.model_validate(
             {
                 "code": "missing-scaling",
                 "message": "Your output matches attention without the 1/sqrt(d) scaling.",
-                "tests": ["16 heads"],
+                "tests": ["batch 1, 2 heads", "16 heads"],
             }
         ],
         "properties": [
-            {"name": "causal", "status": "passed", "message": "holds on 5 visible tests"}
+            {
+                "name": "causal",
+                "status": "passed",
+                "message": "holds on the 2 visible tests it was checked on",
+            },
+            {
+                "name": "batch_independent",
+                "status": "skipped",
+                "message": "no visible test produced an output of the right shape",
+            },
         ],
     }
 )
@@ -64,6 +75,16 @@ def test_text_report_matches_the_golden_file() -> None:
     if os.environ.get("UPDATE_GOLDEN"):
         golden.write_text(text, encoding="utf-8")
     assert text == golden.read_text(encoding="utf-8")
+
+
+def test_a_failing_test_says_its_first_mismatch_once() -> None:
+    text = render_text(REPORT)
+    assert text.count("0.1534") == 1
+    assert "first at index [0, 2, 1]: expected 0.1234, got 0.1534" in text
+
+
+def test_test_names_holding_commas_are_listed_apart() -> None:
+    assert "[tests: batch 1, 2 heads; 16 heads]" in render_text(REPORT)
 
 
 ATTACK = "\x1b[2J\x1b]0;pwned\x07\u202e"  # clear the screen, set the window title, reverse text

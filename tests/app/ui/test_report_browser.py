@@ -1,0 +1,154 @@
+"""The report on the exercise page, each fact said once: reports the grader judged from runs made
+up here (a refused submission, wrong values, a time-out: the last cannot be made on demand on a
+busy machine) are served in place of the service's answers to the page's submission. The
+screenshots of docs/web.md land in docs/images."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from app_support import ROOT, SEED
+from browser_support import open_page, skip_without_a_browser, submit, type_solution
+from playwright.sync_api import Browser, Locator, Page, Route, ViewportSize, expect
+from test_server import free_port, server
+
+from grader.catalog import Catalog
+from grader.contract import CallOutcome, Execution, Termination, Violation
+from grader.judge import judge
+from grader.plan import ExercisePlan, TestPlan
+from grader.plan_building import build_plan
+from grader.report import Report
+
+pytestmark = pytest.mark.slow
+skip_without_a_browser()
+
+IMAGES = ROOT / "docs" / "images"
+SIZES = {
+    "desktop": ViewportSize(width=1280, height=900),
+    "phone": ViewportSize(width=390, height=844),
+}
+CPU_USED_UP = "used up its 10 s of CPU"  # the sandbox's detail of a CPU time-out
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    with server(tmp_path_factory.mktemp("serve"), port):
+        yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def plan(catalog: Catalog) -> ExercisePlan:
+    return build_plan(catalog.get(SEED), secret="report-browser")
+
+
+def visible(plan: ExercisePlan) -> list[TestPlan]:
+    return [test for test in plan.tests if test.visible]
+
+
+def refused(plan: ExercisePlan) -> Report:
+    violation = Violation("importing `os` is not allowed in this exercise", line=1)
+    return judge(plan, Execution(Termination.REJECTED, {}, violations=(violation,)))
+
+
+def missing_scaling(plan: ExercisePlan) -> Report:
+    """What the known mistake returns on every visible call, its probes' included: wrong values,
+    diagnosed, with properties that hold."""
+    mistake = next(known for known in plan.mistakes if known.code == "missing-scaling")
+    outcomes = {}
+    for test in visible(plan):
+        for call in (test.call, *(probe.call for probe in test.probes)):
+            outcomes[call.id] = CallOutcome(call.id, outputs=mistake.outputs[test.spec.name])
+    return judge(plan, Execution(Termination.COMPLETED, outcomes))
+
+
+def timed_out(plan: ExercisePlan) -> Report:
+    first, second = visible(plan)[:2]
+    execution = Execution(
+        Termination.TIMEOUT,
+        {first.call.id: CallOutcome(first.call.id, outputs=first.expected)},
+        interrupted_call=second.call.id,
+        detail=CPU_USED_UP,
+    )
+    return judge(plan, execution)
+
+
+def graded(page: Page, base_url: str, report: Report) -> Locator:
+    """Submit on the page, the service's answers replaced by a submission graded as `report`."""
+    done = {
+        "id": "graded",
+        "exercise": SEED,
+        "status": "done",
+        "report": report.model_dump(mode="json"),
+    }
+
+    def answer(route: Route) -> None:
+        accepted = {"id": "graded", "status": "queued"}
+        body = accepted if route.request.method == "POST" else done
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    page.route(f"{base_url}/v1/submissions", answer)
+    page.route(f"{base_url}/v1/submissions/graded", answer)
+    open_page(page, f"{base_url}/exercises/{SEED}")
+    type_solution(page, "# graded elsewhere\n")
+    submit(page)
+    return page.locator("#report")
+
+
+def test_a_refused_submission_s_hidden_tests_read_refused(
+    browser: Browser, base_url: str, plan: ExercisePlan
+) -> None:
+    page = browser.new_page(viewport=SIZES["desktop"])
+    report = graded(page, base_url, refused(plan))
+    expect(report.locator(".verdict")).to_contain_text("refused")
+    hidden = report.locator("tbody tr", has=page.locator(".tag", has_text="hidden"))
+    expect(hidden).to_have_count(len(plan.tests) - len(visible(plan)))
+    expect(hidden.locator(".badge")).to_have_text(["refused"] * hidden.count())
+    page.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_failing_test_says_its_mismatch_once(
+    browser: Browser, base_url: str, plan: ExercisePlan, size: str
+) -> None:
+    page = browser.new_page(viewport=SIZES[size], device_scale_factor=2 if size == "phone" else 1)
+    made = missing_scaling(plan)
+    report = graded(page, base_url, made)
+    first = made.tests[0]
+    details = report.locator("tbody tr", has_text=first.name).locator("td[data-label=Details]")
+    expect(details.locator("p.message")).to_have_text(first.message.replace("`", ""))
+    expected = details.locator("table.compare td").first.inner_text()
+    text = details.inner_text()
+    assert text.count(expected) == 1 and text.count("differ") == 1, text
+    assert text.count("max abs error") == 1, text
+    names = "; ".join(test.name for test in made.tests if test.visibility.value == "visible")
+    expect(report.locator(".diagnosis")).to_contain_text(f"Seen in: {names}")
+    expect(report.locator(".properties li")).to_have_text(
+        [
+            "causal: passed, holds on the 2 visible tests it was checked on",
+            "batch independent: passed, holds on the 2 visible tests it was checked on",
+        ]
+    )
+    report.screenshot(path=IMAGES / f"report-failing-{size}.png")
+    page.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_time_out_is_said_once_and_the_tests_it_stopped_say_only_that(
+    browser: Browser, base_url: str, plan: ExercisePlan, size: str
+) -> None:
+    page = browser.new_page(viewport=SIZES[size], device_scale_factor=2 if size == "phone" else 1)
+    report = graded(page, base_url, timed_out(plan))
+    stopped = visible(plan)[1].spec.name
+    row = report.locator("tbody tr", has_text=stopped).first
+    expect(row.locator(".badge")).to_have_text("timed out")
+    expect(row.locator("p.message")).to_have_text(f"{CPU_USED_UP}; look for a loop that never ends")
+    assert report.inner_text().count("CPU") == 1
+    expect(report.locator(".properties")).to_contain_text("skipped, no visible test produced")
+    expect(report.locator(".properties")).not_to_contain_text("not checked")
+    after = report.locator("tbody tr", has_text="16 heads").first.locator("p.message")
+    expect(after).to_have_text(f"not run: the run stopped at test '{stopped}'")
+    report.screenshot(path=IMAGES / f"report-timeout-{size}.png")
+    page.close()
