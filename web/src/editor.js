@@ -1,7 +1,7 @@
 // The code editor: CodeMirror 6 with Python highlighting, indentation and undo (basicSetup),
-// long lines wrapped, Tab indenting (Esc then Tab leaves the editor), the draft saved per
-// exercise, and the lines a report points at marked; and the same editor read-only, where staff
-// read a student's code.
+// long lines wrapped under their indentation, Tab indenting (Esc then Tab leaves the editor), the
+// draft saved per exercise, and the lines a report points at marked; and the same editor
+// read-only, where staff read a student's code.
 import { indentWithTab, isolateHistory } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { indentUnit } from "@codemirror/language";
@@ -9,6 +9,7 @@ import { forEachDiagnostic, lintGutter, setDiagnostics, setDiagnosticsEffect } f
 import { EditorState } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { basicSetup } from "codemirror";
+import { hangingIndent } from "./hanging_indent.js";
 import { load, save } from "./storage.js";
 
 // An edit that touches a marked line takes its mark away: the report spoke of the old line.
@@ -35,6 +36,7 @@ export function createEditor(parent, { slug, starter, label }) {
       indentUnit.of("    "),
       keymap.of([indentWithTab]),
       EditorView.lineWrapping,
+      hangingIndent,
       lintGutter(),
       editedMarksClear,
       EditorView.contentAttributes.of({ "aria-label": label, "aria-describedby": "editor-hint" }),

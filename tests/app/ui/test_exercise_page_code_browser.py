@@ -34,7 +34,7 @@ RAISES = CORRECT.replace("head_outputs = []\n", "head_outputs = [] + 1\n", 1)
 SLOW = MISSING_SCALING.replace(
     "super().__init__()\n", "super().__init__()\n        sum(range(2_000_000))\n", 1
 )
-LONG_LINE = f"{CORRECT}\nNOTE = '{'a long line, ' * 17}'\n"
+LONG_LINE = f"{CORRECT}\n\ndef note():\n    return '{'a long line, ' * 17}'\n"
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +42,31 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     with server(tmp_path_factory.mktemp("serve"), port):
         yield f"http://127.0.0.1:{port}"
+
+
+# Where each visual row of the editor's line holding `marker` starts, and where its first
+# non-blank character is.
+ROWS_OF_A_LINE = """(marker) => {
+  const lines = [...document.querySelectorAll(".cm-line")];
+  const line = lines.find((candidate) => candidate.textContent.includes(marker));
+  const all = document.createRange();
+  all.selectNodeContents(line);
+  const rows = new Map();
+  for (const box of all.getClientRects()) {
+    if (box.width === 0) continue;
+    const top = Math.round(box.top);
+    rows.set(top, Math.min(rows.get(top) ?? Infinity, box.left));
+  }
+  const texts = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+  for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+    const at = node.data.search(/\\S/);
+    if (at < 0) continue;
+    const first = document.createRange();
+    first.setStart(node, at);
+    first.setEnd(node, at + 1);
+    return [[...rows.values()], first.getBoundingClientRect().left];
+  }
+}"""
 
 
 def marked_lines(page: Page) -> list[int]:
@@ -141,6 +166,7 @@ def test_a_reload_mid_grading_comes_back_to_the_report(browser: Browser, base_ur
     open_page(page, f"{base_url}/exercises/{SEED}")
     page.get_by_role("tab", name="Report").tap()
     expect(page.locator("#report .verdict")).to_contain_text("Some tests failed")
+    expect(page.locator("#status")).to_contain_text("Your latest submission: ")
     page.screenshot(path=IMAGES / "exercise-page-restored-phone.png")
     context.close()
 
@@ -183,11 +209,13 @@ def test_a_long_line_wraps_on_a_laptop(browser: Browser, base_url: str) -> None:
     scroller = page.locator(".cm-scroller")
     clipped = scroller.evaluate("(node) => node.scrollWidth - node.clientWidth")
     assert clipped <= 0
-    line = page.locator(".cm-line", has_text="NOTE = ").bounding_box()
+    line = page.locator(".cm-line", has_text="return 'a long line").bounding_box()
     editor = page.locator("#editor").bounding_box()
     assert line is not None and editor is not None
     assert line["height"] > 40  # more than one row
     assert line["x"] + line["width"] <= editor["x"] + editor["width"]
+    rows, indented_at = page.evaluate(ROWS_OF_A_LINE, "return 'a long line")
+    assert len(rows) > 1 and min(rows[1:]) >= indented_at - 1  # wrapped under `return`
     page.screenshot(path=SHOTS / "long-line-wrapped.png")
     page.close()
 
