@@ -110,6 +110,7 @@ def exercise_page(exercise: Exercise, *, keys_required: bool) -> str:
 <main class="layout">
 {_PANE_TABS}
 <article class="statement" id="pane-statement" aria-label="Statement">
+<nav class="crumbs" id="crumbs" aria-label="Exercises"><a href="/exercises">All exercises</a></nav>
 {statement.render(exercise.statement)}
 </article>
 <section class="workspace" id="solution" aria-labelledby="solution-heading" tabindex="-1">

@@ -38,6 +38,9 @@ const editor = createEditor(editorHost, {
   label: editorHost.dataset.label,
 });
 
+// The way back to the list of exercises; a launch from an LMS opens this one exercise only.
+document.getElementById("crumbs").hidden = api.launched;
+
 // Who the history belongs to: the launched LTI student or the linked one (no field to type), or
 // else an id this browser made up once, or the one the student types. Where the service needs a
 // credential and the page has none, the page says how to get in instead.
@@ -77,7 +80,7 @@ async function refreshHistory() {
   showAttempts(attemptsLine, data.slug, studentId);
   try {
     const page = await api.history(studentId, data.slug);
-    renderHistory(historyList, page.items, (id) => reopen(id, { focus: true }));
+    renderHistory(historyList, page.items, (id) => reopen(id, { focus: true, lead: "That submission" }));
     return page.items;
   } catch (error) {
     if (!signedOut(error)) renderMessage(historyList, `Could not load your submissions: ${error.message}`);
@@ -102,34 +105,35 @@ async function follow(id, ask) {
 
 // The report, and its lines marked in the editor where the editor holds the code it graded.
 let shownReport = null;
-function show(submission) {
+function show(submission, lead) {
   const report = submission.report;
   shownReport = report;
   renderReport(reportBox, report);
   const problems = editor.source() === submission.source ? reportedLines(report) : [];
   editor.mark(problems);
   const marked = problems.length ? ` (${saidLines(problems)} marked in the editor)` : "";
-  say(`Graded: ${report.message || report.status}${marked}`);
+  say(`${lead}: ${report.message || report.status}${marked}`);
 }
 
 // Shows a submission's report once graded, with its code one click away; true once shown. The
-// history is read again where it may still say "queued" or "running": once one had to be
-// followed, or always (`stale`).
+// status line leads with `lead` ("Graded" once it had to be waited for). The history is read
+// again where it may still say "queued" or "running": once one had to be followed, or always
+// (`stale`).
 let openedSource = null;
-async function display(id, { stale = false } = {}) {
+async function display(id, { stale = false, lead = "Graded" } = {}) {
   const ask = ++latestAsked;
   const [submission, waited] = await follow(id, ask);
   if (submission === null) return false;
   openedSource = submission.source ?? null;
-  show(submission);
+  show(submission, waited ? "Graded" : lead);
   loadCodeButton.hidden = openedSource === null || openedSource === editor.source();
   if (stale || waited) refreshHistory();
   return true;
 }
 
-async function reopen(id, { focus }) {
+async function reopen(id, { focus, lead }) {
   try {
-    if ((await display(id)) && focus) reportBox.focus();
+    if ((await display(id, { lead })) && focus) reportBox.focus();
   } catch (error) {
     if (!signedOut(error)) say(`Could not load that submission: ${error.message}`);
   }
@@ -176,6 +180,6 @@ if (locked) {
 } else {
   submitButton.disabled = false;
   // After a reload, the latest submission's report is back, followed live if still grading.
-  refreshHistory().then(([latest]) => latest && latestAsked === 0 && reopen(latest.id, { focus: false }));
+  refreshHistory().then(([latest]) => latest && latestAsked === 0 && reopen(latest.id, { focus: false, lead: "Your latest submission" }));
 }
 document.body.dataset.ready = "true";

@@ -90,6 +90,7 @@ def test_a_launched_student_solves_the_exercise_and_the_grade_reaches_the_lms(
         assert "lti_session" not in page.url
         assert page.url.endswith(f"/exercises/{SEED}")
         expect(page.locator("#student-id")).to_be_hidden()
+        expect(page.locator("#crumbs")).to_be_hidden()  # the launch opens this exercise only
 
         type_solution(page, CORRECT)
         submit(page)

@@ -34,6 +34,7 @@ def test_the_page_renders_the_statement_and_carries_the_starter(
         assert island in html
     assert 'role="status" aria-live="polite"' in html
     assert '<label for="student-id">' in html
+    assert '<a href="/exercises">All exercises</a>' in html  # the way back to the list
     # The narrow screen's tab bar waits for the script: without it, every pane shows.
     assert (
         '<div class="pane-tabs" id="pane-tabs" role="tablist" aria-label="What to show" hidden>'
