@@ -35,12 +35,18 @@ def operations(base_url: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("path", "screenshot"), [("/docs", "api-docs.png"), ("/redoc", "api-reference.png")]
+    ("path", "width", "screenshot"),
+    [
+        ("/docs", 1280, "api-docs.png"),
+        ("/docs", 390, "api-docs-phone.png"),
+        ("/redoc", 1280, "api-reference.png"),
+        ("/redoc", 390, "api-reference-phone.png"),
+    ],
 )
 def test_the_docs_page_lists_every_operation_offline(
-    browser: Browser, base_url: str, path: str, screenshot: str
+    browser: Browser, base_url: str, path: str, width: int, screenshot: str
 ) -> None:
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(viewport={"width": width, "height": 900})
     attempted = offline(page, base_url)
     open_page(page, f"{base_url}{path}")
     expect(page.locator("body")).to_contain_text("/v1/submissions/{submission_id}")

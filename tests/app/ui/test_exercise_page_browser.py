@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from app_support import CORRECT, MISSING_SCALING, SEED
 from browser_support import (
+    IMAGES,
     SHOTS,
     open_page,
     phone,
@@ -72,6 +73,8 @@ def test_a_student_solves_the_seed_exercise(browser: Browser, base_url: str) -> 
     expect(hidden.first).to_contain_text("hidden test: pass or fail only")
     expect(hidden.locator("table.compare")).to_have_count(0)
     page.screenshot(path=SHOTS / "desktop-missing-scaling.png", full_page=True)
+    page.locator("#report-heading").scroll_into_view_if_needed()
+    page.screenshot(path=IMAGES / "exercise-page.png")  # docs/web.md's first picture
 
     # Past submissions, newest first; opening one shows its report again.
     history = page.locator("#history li")
