@@ -22,8 +22,10 @@ from playwright.sync_api import Browser
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
+from app.api_keys import create_key
 from app.db import Database
 from app.main import create_app
+from app.models import Role
 from app.settings import AppSettings
 from grader.catalog import Catalog
 from grader.runner import Grader
@@ -174,6 +176,19 @@ def make_client(grader: Grader) -> Iterator[ClientFactory]:
 @pytest.fixture
 def client(make_client: ClientFactory, settings: AppSettings) -> TestClient:
     return make_client(settings)
+
+
+@pytest.fixture
+def two_courses(
+    make_client: ClientFactory, make_settings: SettingsFactory, database_url: str
+) -> TestClient:
+    """An app that requires keys, with courses ml-101 and cv-202 (an instructor key made each)."""
+    client = make_client(make_settings(require_api_keys=True, database_url=database_url))
+    api = client.app.state.api  # type: ignore[attr-defined]
+    with api.database.session() as session:
+        create_key(session, "staff", course="ml-101", role=Role.INSTRUCTOR)
+        create_key(session, "staff", course="cv-202", role=Role.INSTRUCTOR)
+    return client
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from app_support import CORRECT, SEED, ClientFactory, SettingsFactory
+from app_support import CORRECT, SEED, SettingsFactory
 from fastapi.testclient import TestClient
 
 from app import student_links
@@ -34,15 +34,8 @@ def bearer(token: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def client(
-    make_client: ClientFactory, make_settings: SettingsFactory, database_url: str
-) -> TestClient:
-    client = make_client(make_settings(require_api_keys=True, database_url=database_url))
-    api = client.app.state.api  # type: ignore[attr-defined]
-    with api.database.session() as session:  # the courses exist: an instructor key made them
-        create_key(session, "staff", course="ml-101", role=Role.INSTRUCTOR)
-        create_key(session, "staff", course="cv-202", role=Role.INSTRUCTOR)
-    return client
+def client(two_courses: TestClient) -> TestClient:
+    return two_courses
 
 
 def submit(client: TestClient, token: str, **body: str) -> str:

@@ -10,24 +10,16 @@ from app_support import SEED, ClientFactory, SettingsFactory, store_submission
 from fastapi.testclient import TestClient
 from test_access import linked_student
 
-from app.api_keys import create_key
 from app.courses import existing_course
-from app.models import Role, SubmissionStatus
+from app.models import SubmissionStatus
 from grader.catalog import Catalog
 
 OTHER = "scaled-dot-product-attention"
 
 
 @pytest.fixture
-def client(
-    make_client: ClientFactory, make_settings: SettingsFactory, database_url: str
-) -> TestClient:
-    client = make_client(make_settings(require_api_keys=True, database_url=database_url))
-    api = client.app.state.api  # type: ignore[attr-defined]
-    with api.database.session() as session:  # the courses exist: an instructor key made them
-        create_key(session, "staff", course="ml-101", role=Role.INSTRUCTOR)
-        create_key(session, "staff", course="cv-202", role=Role.INSTRUCTOR)
-    return client
+def client(two_courses: TestClient) -> TestClient:
+    return two_courses
 
 
 def stored(client: TestClient, course: str, **values: Any) -> None:
