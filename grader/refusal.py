@@ -18,13 +18,13 @@ _TEST_MESSAGES = {
 
 
 def refusal_message(termination: Termination, violations: Sequence[Violation], detail: str) -> str:
-    """The report's message: one reason on its line, several each on a line of their own (a
-    reason may hold a semicolon); `detail` where the sandbox said no reason."""
+    """The report's message: one reason on its line, several each on a line of their own as a
+    list (a reason may hold a semicolon); `detail` where the sandbox said no reason."""
     reasons = [_reason(violation) for violation in violations] or [detail]
     lead = _LEADS[termination]
     if len(reasons) == 1:
         return f"{lead}: {reasons[0]}"
-    return "\n".join([f"{lead}:", *reasons])
+    return "\n".join([f"{lead}:", *(f"- {reason}" for reason in reasons)])
 
 
 def refused_test_message(termination: Termination) -> str:

@@ -234,9 +234,9 @@ def test_every_reason_of_a_refusal_is_said_on_a_line_of_its_own() -> None:
     report = judge_both(Execution(Termination.REJECTED, {}, violations=violations))
     assert report.message.splitlines() == [
         "Nothing ran:",
-        "line 1: importing `os` is not allowed; you may import: math; torch",
-        "line 2: importing `sys` is not allowed; you may import: math; torch",
-        "the source cannot be read",
+        "- line 1: importing `os` is not allowed; you may import: math; torch",
+        "- line 2: importing `sys` is not allowed; you may import: math; torch",
+        "- the source cannot be read",
     ]
     assert [f.line for f in report.diagnosis] == [1, 2, None]
 

@@ -113,7 +113,7 @@ def test_every_reason_of_a_refusal_is_said_once() -> None:
     text = render_text(refused(*FORBIDDEN))
     for violation in FORBIDDEN:
         assert text.count(violation.message) == 1
-        assert f"\n        line {violation.line}: {violation.message}\n" in text
+        assert f"\n        - line {violation.line}: {violation.message}\n" in text
 
 
 def test_a_failing_test_says_its_first_mismatch_once() -> None:

@@ -49,10 +49,14 @@ def visible(plan: ExercisePlan) -> list[TestPlan]:
 
 
 SYNTAX_ERROR = Violation("syntax error: expected ':'", line=14)
+FORBIDDEN = (
+    Violation("importing `os` is not allowed in this exercise", line=1),
+    Violation("importing `subprocess` is not allowed in this exercise", line=2),
+)
 
 
-def refused(plan: ExercisePlan) -> Report:
-    return judge(plan, Execution(Termination.REJECTED, {}, violations=(SYNTAX_ERROR,)))
+def refused(plan: ExercisePlan, violations: tuple[Violation, ...] = (SYNTAX_ERROR,)) -> Report:
+    return judge(plan, Execution(Termination.REJECTED, {}, violations=violations))
 
 
 def missing_scaling(plan: ExercisePlan) -> Report:
@@ -126,6 +130,21 @@ def test_a_refusal_says_its_reason_once_with_its_line(
     expect(hidden).to_have_count(len(plan.tests) - len(visible(plan)))
     expect(hidden.locator(".badge")).to_have_text(["refused"] * hidden.count())
     shoot(report, f"report-refused-{size}.png")
+    page.close()
+
+
+def test_every_reason_of_a_refusal_is_said_once_on_a_line_of_its_own(
+    browser: Browser, base_url: str, plan: ExercisePlan
+) -> None:
+    page = browser.new_page(viewport=SIZES["desktop"])
+    report = graded(page, base_url, refused(plan, FORBIDDEN))
+    said = report.locator(".verdict .message").inner_text().splitlines()
+    assert said == [
+        "Nothing ran:",
+        *(f"- line {v.line}: {v.message.replace('`', '')}" for v in FORBIDDEN),
+    ]
+    text = report.inner_text()
+    assert [text.count(v.message.replace("`", "")) for v in FORBIDDEN] == [1, 1]
     page.close()
 
 
