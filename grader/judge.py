@@ -15,6 +15,7 @@ from grader.contract import CallOutcome, Execution, OutputValue, RaisedError, Te
 from grader.diagnosis import diagnose
 from grader.plan import Draw, ExercisePlan, TestPlan
 from grader.property_checks import check_properties
+from grader.refusal import refusal_message, refused_test_message
 from grader.report import (
     Finding,
     MismatchDetail,
@@ -154,15 +155,13 @@ def _report(plan: ExercisePlan, results: list[TestResult], **extra: object) -> R
 
 
 def _refused(plan: ExercisePlan, execution: Execution) -> Report:
-    first = execution.violations[0].message if execution.violations else execution.detail
-    when = "before running" if execution.termination is Termination.REJECTED else "while running"
+    termination = execution.termination
     findings = [
         Finding(code=NOT_ALLOWED_CODE, message=violation.message, line=violation.line)
         for violation in execution.violations
     ]
-    refusal = f"refused {when}: {first}"
     results = [
-        _result(test, TestStatus.REJECTED, refusal)
+        _result(test, TestStatus.REJECTED, refused_test_message(termination))
         if test.visible
         else _bare(test, TestStatus.REJECTED)
         for test in plan.tests
@@ -175,7 +174,7 @@ def _refused(plan: ExercisePlan, execution: Execution) -> Report:
         max_score=plan.exercise.spec.max_score,
         tests=results,
         diagnosis=findings,
-        message=f"Your submission was refused {when}: {first}",
+        message=refusal_message(termination, execution.violations, execution.detail),
     )
 
 

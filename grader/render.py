@@ -37,9 +37,9 @@ def render_text(report: Report) -> str:
     width = max((len(test.name) for test in report.tests), default=0)
     for test in report.tests:
         lines.extend(_test_lines(test, width))
-    if report.diagnosis:
+    if findings := report.findings_to_say():
         lines += ["", "Diagnosis:"]
-        for finding in report.diagnosis:
+        for finding in findings:
             where = f" (line {finding.line})" if finding.line else ""
             tests = (
                 f" [tests: {_TEST_NAMES_SEPARATOR.join(finding.tests)}]" if finding.tests else ""

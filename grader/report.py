@@ -114,11 +114,17 @@ class Report(_Model):
     message: str = ""
     duration_ms: float | None = None
 
+    def findings_to_say(self) -> list[Finding]:
+        """The findings a reader is told after the message: none for a refusal, whose message
+        already says each reason with its line (its findings stay for the editor's marks)."""
+        return [] if self.status is ReportStatus.REJECTED else self.diagnosis
+
     def to_gradescope(self) -> dict[str, Any]:
         """The Gradescope autograder `results.json` for this report."""
+        findings = (finding.message for finding in self.findings_to_say())
         return {
             "score": self.score,
-            "output": "\n".join([self.message, *(f.message for f in self.diagnosis)]).strip(),
+            "output": "\n".join([self.message, *findings]).strip(),
             "tests": [
                 {
                     "name": test.name,

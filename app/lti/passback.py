@@ -98,7 +98,11 @@ def post_again(session: Session, submission_id: str) -> bool:
 
 
 def comment(report: Report) -> str:
-    """One line per outcome: the summary, then the tests that did not pass."""
+    """One line per outcome: the summary, then the tests that did not pass; for a refusal, that
+    it was refused and why (its reasons on one line), no test of it having run. A gradebook shows
+    no status beside it to say "refused"."""
+    if report.status is ReportStatus.REJECTED:
+        return f"Refused. {' '.join(report.message.splitlines())}"[:_COMMENT_LIMIT]
     failing = [test.name for test in report.tests if test.status is not TestStatus.PASSED]
     text = report.message
     if failing:

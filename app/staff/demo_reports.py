@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from grader.contract import Termination, Violation
 from grader.judge import NOT_ALLOWED_CODE, hidden_message
 from grader.plan import PROBED_TESTS_PER_KIND
 from grader.property_checks import UNJUDGED, holds_message
+from grader.refusal import refusal_message, refused_test_message
 from grader.report import (
     Finding,
     PropertyCheck,
@@ -43,7 +45,7 @@ class Outcome:
 
 Attempt = Bug | str
 
-_REFUSAL = "line 3: importing 'os' is not allowed in this exercise"
+_REFUSAL = Violation("importing 'os' is not allowed in this exercise", line=3)
 _FAULT = "the sandbox did not start in time"
 _CRASH = "raised RuntimeError at line 24: shape '[2, 4, 8]' is invalid for input of size 96"
 _WRONG_VALUES = "output: 61 of 64 values differ by more than the tolerance (max abs error 0.42)"
@@ -132,7 +134,6 @@ def _properties(exercise: Exercise, bug: Bug | None) -> list[PropertyCheck]:
 
 
 def _refused(exercise: Exercise, version: str | None) -> Report:
-    refusal = f"refused before running: {_REFUSAL}"
     tests = [
         TestResult(
             name=test.name,
@@ -140,7 +141,9 @@ def _refused(exercise: Exercise, version: str | None) -> Report:
             status=TestStatus.REJECTED,
             score=0.0,
             max_score=test.points,
-            message=refusal if _visible(test) else hidden_message(TestStatus.REJECTED),
+            message=refused_test_message(Termination.REJECTED)
+            if _visible(test)
+            else hidden_message(TestStatus.REJECTED),
         )
         for test in exercise.spec.tests
     ]
@@ -151,8 +154,8 @@ def _refused(exercise: Exercise, version: str | None) -> Report:
         score=0.0,
         max_score=exercise.spec.max_score,
         tests=tests,
-        diagnosis=[Finding(code=NOT_ALLOWED_CODE, message=_REFUSAL, line=3)],
-        message=f"Your submission was {refusal}",
+        diagnosis=[Finding(code=NOT_ALLOWED_CODE, message=_REFUSAL.message, line=_REFUSAL.line)],
+        message=refusal_message(Termination.REJECTED, [_REFUSAL], ""),
     )
 
 

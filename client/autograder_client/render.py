@@ -60,9 +60,9 @@ def render_text(report: Report) -> str:
     width = max((len(test["name"]) for test in tests), default=0)
     for test in tests:
         lines.extend(_test_lines(test, width))
-    if report.get("diagnosis"):
+    if findings := _findings_to_say(report):
         lines += ["", "Diagnosis:"]
-        for finding in report["diagnosis"]:
+        for finding in findings:
             message = _continued(finding["message"])
             lines.append(f"  - {message}{_where(finding)}{_tests_of(finding)}")
     if report.get("properties"):
@@ -93,6 +93,12 @@ def _message(test: dict[str, Any]) -> str:
         return str(test["message"])
     where = f"first at index {first['index']}: expected {first['expected']:g}"
     return f"{test['message']}; {where}, got {first['actual']:g}"
+
+
+def _findings_to_say(report: Report) -> list[dict[str, Any]]:
+    """As grader.report.Report.findings_to_say: none for a refusal, whose message says each
+    reason with its line."""
+    return [] if report["status"] == "rejected" else list(report.get("diagnosis", []))
 
 
 def _continued(message: str) -> str:
@@ -137,9 +143,9 @@ def render_html(report: Report) -> str:
         *(_test_row(test) for test in report.get("tests", [])),
         "</tbody></table>",
     ]
-    if report.get("diagnosis"):
+    if findings := _findings_to_say(report):
         parts.append("<p><strong>Diagnosis</strong></p><ul>")
-        for finding in report["diagnosis"]:
+        for finding in findings:
             parts.append(
                 f"<li>{prose(finding['message'])}{escape(_where(finding))}"
                 f"{escape(_tests_of(finding))}</li>"

@@ -10,6 +10,8 @@ from typing import Any
 
 from autograder_client import render_html, render_text
 
+from grader.contract import Termination, Violation
+from grader.refusal import refusal_message, refused_test_message
 from grader.render import render_text as grader_render_text
 from grader.report import Report
 
@@ -142,6 +144,35 @@ def test_a_refused_hidden_test_reads_refused_as_on_the_page() -> None:
     html = render_html({**REPORT, "status": "rejected", "tests": [refused]})
     assert ("refused", "left") in Cells(html).cells
     assert "rejected" not in html
+
+
+SYNTAX_ERROR = Violation("syntax error: expected ':'", line=14)
+REFUSED: dict[str, Any] = {
+    **REPORT,
+    "status": "rejected",
+    "score": 0.0,
+    "message": refusal_message(Termination.REJECTED, [SYNTAX_ERROR], ""),
+    "tests": [
+        {
+            **REPORT["tests"][0],
+            "status": "rejected",
+            "score": 0.0,
+            "message": refused_test_message(Termination.REJECTED),
+        },
+        {**REPORT["tests"][2], "status": "rejected", "message": "hidden test: refused"},
+    ],
+    "diagnosis": [{"code": "not-allowed", "message": SYNTAX_ERROR.message, "line": 14}],
+    "properties": [],
+}
+
+
+def test_a_refusal_is_said_once_with_its_line() -> None:
+    text, html = render_text(REFUSED), render_html(REFUSED)
+    assert text == grader_render_text(Report.model_validate(REFUSED))
+    for rendered in (text, html):
+        assert rendered.count("syntax error") == 1
+        assert "line 14: syntax error" in rendered
+    assert "Diagnosis" not in html
 
 
 def test_html_escapes_what_a_student_controls() -> None:

@@ -17,6 +17,7 @@ from grader.contract import (
 from grader.judge import FEEDBACK_BUDGET_S, HiddenRun, internal_error, judge
 from grader.plan import Draw, TestPlan, make_job
 from grader.reference import Reference, run_trusted
+from grader.refusal import refused_test_message
 from grader.render import render_text
 from grader.report import Report, ReportStatus, TestStatus
 
@@ -193,16 +194,51 @@ def test_abnormal_ends_map_to_test_statuses(termination: Termination, status: Te
     assert report.score == 0
 
 
-@pytest.mark.parametrize("termination", [Termination.REJECTED, Termination.VIOLATION])
-def test_refusals_reject_every_test_and_list_the_violations(termination: Termination) -> None:
-    violation = Violation("`torch.load` is not allowed: it runs pickles", line=7)
-    report = judge_both(Execution(termination, {}, violations=(violation,)))
+TORCH_LOAD = Violation("`torch.load` is not allowed: it runs pickles", line=7)
+
+
+@pytest.mark.parametrize(
+    ("termination", "said"),
+    [
+        (Termination.REJECTED, "Nothing ran: line 7: `torch.load` is not allowed: it runs pickles"),
+        (
+            Termination.VIOLATION,
+            "Stopped while running: line 7: `torch.load` is not allowed: it runs pickles",
+        ),
+    ],
+)
+def test_a_refusal_says_its_reason_once_with_its_line(termination: Termination, said: str) -> None:
+    report = judge_both(Execution(termination, {}, violations=(TORCH_LOAD,)))
     assert report.status is ReportStatus.REJECTED
     assert {t.status for t in report.tests} == {TestStatus.REJECTED}
+    assert report.message == said
+    visible = {t.message for t in report.tests if t.visibility.value == "visible"}
+    assert visible == {refused_test_message(termination)}
+    assert "torch.load" not in refused_test_message(termination)
     hidden = {t.message for t in report.tests if t.visibility.value == "hidden"}
     assert hidden == {"hidden test: refused"}  # the word the page and the notebook show
-    assert report.diagnosis[0].line == 7
-    assert "torch.load" in report.message
+    # Kept structured for the editor's marks, but not said again beside the message.
+    assert [(f.code, f.message, f.line) for f in report.diagnosis] == [
+        ("not-allowed", TORCH_LOAD.message, 7)
+    ]
+    assert report.findings_to_say() == []
+    assert report.to_gradescope()["output"].count("torch.load") == 1
+
+
+def test_every_reason_of_a_refusal_is_said_on_a_line_of_its_own() -> None:
+    violations = (
+        Violation("importing `os` is not allowed; you may import: math; torch", line=1),
+        Violation("importing `sys` is not allowed; you may import: math; torch", line=2),
+        Violation("the source cannot be read"),
+    )
+    report = judge_both(Execution(Termination.REJECTED, {}, violations=violations))
+    assert report.message.splitlines() == [
+        "Nothing ran:",
+        "- line 1: importing `os` is not allowed; you may import: math; torch",
+        "- line 2: importing `sys` is not allowed; you may import: math; torch",
+        "- the source cannot be read",
+    ]
+    assert [f.line for f in report.diagnosis] == [1, 2, None]
 
 
 def test_a_wrong_number_of_outputs_says_what_was_returned() -> None:

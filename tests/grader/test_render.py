@@ -4,6 +4,10 @@ change of wording, and review the diff as feedback students will read."""
 import os
 from pathlib import Path
 
+from grader_support import plan
+
+from grader.contract import Execution, Termination, Violation
+from grader.judge import judge
 from grader.render import render_json, render_text
 from grader.report import Report
 
@@ -75,6 +79,41 @@ def test_text_report_matches_the_golden_file() -> None:
     if os.environ.get("UPDATE_GOLDEN"):
         golden.write_text(text, encoding="utf-8")
     assert text == golden.read_text(encoding="utf-8")
+
+
+def refused(*violations: Violation) -> Report:
+    return judge(plan(), Execution(Termination.REJECTED, {}, violations=violations))
+
+
+SYNTAX_ERROR = Violation("syntax error: expected ':'", line=14)
+FORBIDDEN = (
+    Violation("importing `os` is not allowed in this exercise", line=1),
+    Violation("importing `subprocess` is not allowed in this exercise", line=2),
+)
+
+
+def test_refused_text_report_matches_the_golden_file() -> None:
+    golden = GOLDEN / "refused_report.txt"
+    text = render_text(refused(*FORBIDDEN))
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")
+
+
+def test_a_refusal_is_said_once_with_its_line() -> None:
+    text = render_text(refused(SYNTAX_ERROR))
+    assert text.count("syntax error") == 1
+    assert text.count("refused") == len(plan().tests)  # each test's word, not the reason's
+    assert text.startswith(
+        "multi-headed-self-attention: REJECTED. Nothing ran: line 14: syntax error: expected ':'\n"
+    )
+
+
+def test_every_reason_of_a_refusal_is_said_once() -> None:
+    text = render_text(refused(*FORBIDDEN))
+    for violation in FORBIDDEN:
+        assert text.count(violation.message) == 1
+        assert f"\n        - line {violation.line}: {violation.message}\n" in text
 
 
 def test_a_failing_test_says_its_first_mismatch_once() -> None:

@@ -69,7 +69,7 @@ class Case:
     file: str
     ending: Termination
     status: TestStatus  # of every visible test (the visible tests' run ended as `ending`)
-    message: str  # found in the first test's message: the cause, in the student's terms
+    message: str  # the cause, in the student's terms: on the report or its first test
     stdout: str = ""  # found in the first test's captured prints
     slug: str = SEED
     limits: SandboxLimits = TIGHT
@@ -90,17 +90,15 @@ class Case:
 
 def static(file: str, message: str) -> Case:
     """A case the static layer refuses before anything runs."""
-    refusal = f"refused before running: {message}"
-    return Case(file, Termination.REJECTED, TestStatus.REJECTED, refusal)
+    return Case(file, Termination.REJECTED, TestStatus.REJECTED, message)
 
 
 def guard(
     file: str, message: str, slug: str = SEED, forbidden: tuple[str, ...] | None = None
 ) -> Case:
     """A case a runtime guard refuses, which ends the run."""
-    refusal = f"refused while running: {message}"
     return Case(
-        file, Termination.VIOLATION, TestStatus.REJECTED, refusal, slug=slug, forbidden=forbidden
+        file, Termination.VIOLATION, TestStatus.REJECTED, message, slug=slug, forbidden=forbidden
     )
 
 
@@ -436,7 +434,7 @@ def assert_verdict(case: Case, execution: Execution, report: Report) -> None:
     assert statuses == {test.name: case.status_of(test.visibility) for test in report.tests}
     first = report.tests[0]
     # Why a run stopped is said once: on the test it stopped at, or on the report when it stopped
-    # outside any test (at import), the tests then saying only that they did not run.
+    # outside any test (at import) or was refused, the tests then saying only that they did not run.
     assert case.message in f"{report.message}\n{first.message}"
     assert case.stdout in first.stdout
 

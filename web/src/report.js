@@ -6,7 +6,8 @@ import { h } from "./dom.js";
 const VERDICTS = {
   passed: "All tests passed",
   failed: "Some tests failed",
-  rejected: "Your submission was refused before it ran",
+  // The message says when (before or while it ran) and why, each reason with its line.
+  rejected: "Your submission was refused",
   error: "The grader failed on this submission (not your fault): please submit again",
 };
 
@@ -121,7 +122,8 @@ export function renderReport(container, report) {
         h("p", { class: "headline" }, VERDICTS[report.status] || report.status),
         report.message ? h("p", { class: "message" }, ...prose(report.message)) : null,
       ),
-      diagnosis(report.diagnosis),
+      // A refusal's findings are its message's reasons, kept in the report for the editor's marks.
+      diagnosis(report.status === "rejected" ? [] : report.diagnosis),
       report.tests.length
         ? h(
             "table",

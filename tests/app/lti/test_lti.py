@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import httpx
 import jwt
 import pytest
-from app_support import CORRECT, SEED, SettingsFactory, wait_until
+from app_support import CORRECT, MISSING_SCALING, SEED, SettingsFactory, wait_until
 from fastapi.testclient import TestClient
 from platform_support import (
     CLIENT_ID,
@@ -96,11 +96,13 @@ def test_a_failed_post_is_retried_and_a_wrong_answer_gets_its_comment(
     platform.score_failures = [503, 500]
     token = launch_student(tool, platform)
     tool.post(
-        "/lti/submissions", json={"source": "x = 1"}, headers={"Authorization": f"Bearer {token}"}
+        "/lti/submissions",
+        json={"source": MISSING_SCALING},
+        headers={"Authorization": f"Bearer {token}"},
     )
     wait_until(lambda: len(platform.scores) == 1)
     (score,) = platform.scores
-    assert score["scoreGiven"] == 0
+    assert score["scoreGiven"] < score["scoreMaximum"]
     assert "Not passed:" in score["comment"]
     wait_until(lambda: score_posts(tool)[0].attempts == 3)
 

@@ -87,7 +87,7 @@ def test_a_syntax_error_and_a_raising_line_are_marked_and_said(
     type_solution(page, SYNTAX_ERROR)
     submit(page)
     expect(page.locator("#status")).to_contain_text("(line 14 marked in the editor)")
-    expect(page.locator("#report .diagnosis")).to_contain_text("line 14: syntax error")
+    expect(page.locator("#report .verdict")).to_contain_text("line 14: syntax error")
     expect(page.locator(".cm-gutter-lint .cm-lint-marker-error")).to_have_count(1)
     assert marked_lines(page) == [14]
     page.screenshot(path=IMAGES / "exercise-page-syntax-error.png")
@@ -187,7 +187,7 @@ def test_a_past_submission_is_reopened_and_the_draft_comes_back(
     expect(history).to_have_count(2)
     history.nth(1).locator("button").click()
     report = page.locator("#report")
-    expect(report.locator(".verdict")).to_contain_text("refused before it ran")
+    expect(report.locator(".verdict")).to_contain_text("Your submission was refused")
     expect(page.locator(".cm-content")).to_have_text(draft)  # nothing replaced unasked
     page.locator("#load-code").click()
     expect(page.locator(".cm-content")).to_contain_text("class MultiHeadedSelfAttention")

@@ -48,9 +48,15 @@ def visible(plan: ExercisePlan) -> list[TestPlan]:
     return [test for test in plan.tests if test.visible]
 
 
-def refused(plan: ExercisePlan) -> Report:
-    violation = Violation("importing `os` is not allowed in this exercise", line=1)
-    return judge(plan, Execution(Termination.REJECTED, {}, violations=(violation,)))
+SYNTAX_ERROR = Violation("syntax error: expected ':'", line=14)
+FORBIDDEN = (
+    Violation("importing `os` is not allowed in this exercise", line=1),
+    Violation("importing `subprocess` is not allowed in this exercise", line=2),
+)
+
+
+def refused(plan: ExercisePlan, violations: tuple[Violation, ...] = (SYNTAX_ERROR,)) -> Report:
+    return judge(plan, Execution(Termination.REJECTED, {}, violations=violations))
 
 
 def missing_scaling(plan: ExercisePlan) -> Report:
@@ -92,20 +98,53 @@ def graded(page: Page, base_url: str, report: Report) -> Locator:
     page.route(f"{base_url}/v1/submissions", answer)
     page.route(f"{base_url}/v1/submissions/graded", answer)
     open_page(page, f"{base_url}/exercises/{SEED}")
+    code = page.get_by_role("tab", name="Code")
+    if code.is_visible():  # a narrow screen shows one pane at a time, the statement first
+        code.click()
     type_solution(page, "# graded elsewhere\n")
     submit(page)
     return page.locator("#report")
 
 
-def test_a_refused_submission_s_hidden_tests_read_refused(
-    browser: Browser, base_url: str, plan: ExercisePlan
+def shoot(report: Locator, name: str) -> None:
+    """The report alone: a report taller than a phone's screen is shot scrolled, where the
+    narrow screen's sticky tab bar would be drawn over its top."""
+    report.screenshot(path=IMAGES / name, style=".pane-tabs { visibility: hidden; }")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_refusal_says_its_reason_once_with_its_line(
+    browser: Browser, base_url: str, plan: ExercisePlan, size: str
 ) -> None:
-    page = browser.new_page(viewport=SIZES["desktop"])
+    page = browser.new_page(viewport=SIZES[size], device_scale_factor=2 if size == "phone" else 1)
     report = graded(page, base_url, refused(plan))
-    expect(report.locator(".verdict")).to_contain_text("refused")
+    verdict = report.locator(".verdict")
+    expect(verdict.locator(".headline")).to_have_text("Your submission was refused")
+    expect(verdict.locator(".message")).to_have_text(
+        "Nothing ran: line 14: syntax error: expected ':'"
+    )
+    assert verdict.inner_text().lower().count("refused") == 1  # headline and message apart
+    assert report.inner_text().count(SYNTAX_ERROR.message) == 1
+    expect(report.locator(".diagnosis")).to_have_count(0)
     hidden = report.locator("tbody tr", has=page.locator(".tag", has_text="hidden"))
     expect(hidden).to_have_count(len(plan.tests) - len(visible(plan)))
     expect(hidden.locator(".badge")).to_have_text(["refused"] * hidden.count())
+    shoot(report, f"report-refused-{size}.png")
+    page.close()
+
+
+def test_every_reason_of_a_refusal_is_said_once_on_a_line_of_its_own(
+    browser: Browser, base_url: str, plan: ExercisePlan
+) -> None:
+    page = browser.new_page(viewport=SIZES["desktop"])
+    report = graded(page, base_url, refused(plan, FORBIDDEN))
+    said = report.locator(".verdict .message").inner_text().splitlines()
+    assert said == [
+        "Nothing ran:",
+        *(f"- line {v.line}: {v.message.replace('`', '')}" for v in FORBIDDEN),
+    ]
+    text = report.inner_text()
+    assert [text.count(v.message.replace("`", "")) for v in FORBIDDEN] == [1, 1]
     page.close()
 
 
@@ -131,7 +170,7 @@ def test_a_failing_test_says_its_mismatch_once(
             "batch independent: passed, holds on the 2 visible tests it was checked on",
         ]
     )
-    report.screenshot(path=IMAGES / f"report-failing-{size}.png")
+    shoot(report, f"report-failing-{size}.png")
     page.close()
 
 
@@ -150,5 +189,5 @@ def test_a_time_out_is_said_once_and_the_tests_it_stopped_say_only_that(
     expect(report.locator(".properties")).not_to_contain_text("not checked")
     after = report.locator("tbody tr", has_text="16 heads").first.locator("p.message")
     expect(after).to_have_text(f"not run: the run stopped at test '{stopped}'")
-    report.screenshot(path=IMAGES / f"report-timeout-{size}.png")
+    shoot(report, f"report-timeout-{size}.png")
     page.close()
