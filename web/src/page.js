@@ -6,7 +6,7 @@ import { showAttempts } from "./attempts.js";
 import { createEditor } from "./editor.js";
 import { reportedLines, saidLines } from "./marks.js";
 import { showPane } from "./panes.js";
-import { renderHistory, renderMessage, renderReport } from "./report.js";
+import { outcome, renderHistory, renderMessage, renderReport } from "./report.js";
 import { needsSignIn, showHowToGetIn, showStudent } from "./signin.js";
 import { STUDENT_ID_KEY as STUDENT_KEY, load, save } from "./storage.js";
 import "./page.css";
@@ -112,7 +112,7 @@ function show(submission, lead) {
   const problems = editor.source() === submission.source ? reportedLines(report) : [];
   editor.mark(problems);
   const marked = problems.length ? ` (${saidLines(problems)} marked in the editor)` : "";
-  say(`${lead}: ${report.message || report.status}${marked}`);
+  say(`${lead}: ${outcome(report.status, report.score, report.max_score)}${marked}`);
 }
 
 // Shows a submission's report once graded, with its code one click away; true once shown. The

@@ -33,6 +33,13 @@ export function points(score, max) {
   return `${number(score)} / ${number(max)}`;
 }
 
+// A graded submission in a few words, as the history and the status line say it; the report
+// below says the rest.
+const OUTCOMES = { rejected: "refused", error: "grader error" };
+export function outcome(result, score, max) {
+  return `${OUTCOMES[result] ?? result}, ${points(score, max)}`;
+}
+
 // The message already says how many values differ and by how much: the table adds only where.
 function mismatch(test) {
   const first = test.first_mismatch;
@@ -155,7 +162,7 @@ export function renderHistory(list, items, onOpen) {
     ...items.map((item) => {
       const when = new Date(item.created_at).toLocaleString();
       const verdict =
-        item.status === "done" ? `${item.result}, ${points(item.score, item.max_score)}` : item.status;
+        item.status === "done" ? outcome(item.result, item.score, item.max_score) : item.status;
       const button = h("button", { type: "button", class: "link" }, `${when}: ${verdict}`);
       button.addEventListener("click", () => onOpen(item.id));
       return h("li", { class: item.result === "passed" ? "passed" : "failed" }, button);

@@ -86,7 +86,9 @@ def test_a_syntax_error_and_a_raising_line_are_marked_and_said(
     open_page(page, f"{base_url}/exercises/{SEED}")
     type_solution(page, SYNTAX_ERROR)
     submit(page)
-    expect(page.locator("#status")).to_contain_text("(line 14 marked in the editor)")
+    said = "Graded: refused, 0 / 10 (line 14 marked in the editor)"  # the reason is in the report
+    expect(page.locator("#status")).to_have_text(said)
+    expect(page.locator("#history li").first).to_contain_text(": refused, 0 / 10")
     expect(page.locator("#report .verdict")).to_contain_text("line 14: syntax error")
     expect(page.locator(".cm-gutter-lint .cm-lint-marker-error")).to_have_count(1)
     assert marked_lines(page) == [14]
