@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import json
 
-from grader.report import PropertyStatus, Report, TestResult, TestStatus
+from grader.report import (
+    TEST_NAMES_SEPARATOR,
+    PropertyStatus,
+    Report,
+    TestResult,
+    TestStatus,
+)
 from grader.text import inert
 
 _MARKS = {
@@ -21,8 +27,6 @@ _MARKS = {
     TestStatus.RESOURCE_LIMIT: "LIM ",
     TestStatus.REJECTED: "REJ ",
 }
-# Test names hold commas ("batch 1, 2 heads"): a list of them is joined with what none holds.
-_TEST_NAMES_SEPARATOR = "; "
 
 
 def render_json(report: Report) -> str:
@@ -41,9 +45,7 @@ def render_text(report: Report) -> str:
         lines += ["", "Diagnosis:"]
         for finding in findings:
             where = f" (line {finding.line})" if finding.line else ""
-            tests = (
-                f" [tests: {_TEST_NAMES_SEPARATOR.join(finding.tests)}]" if finding.tests else ""
-            )
+            tests = f" [tests: {TEST_NAMES_SEPARATOR.join(finding.tests)}]" if finding.tests else ""
             lines.append(f"  - {_continued(finding.message)}{where}{tests}")
     if report.properties:
         lines += ["", "Properties:"]

@@ -9,6 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from grader.spec import Visibility
 
+# Test names hold commas ("batch 1, 2 heads"): a list of them is joined with what none holds.
+TEST_NAMES_SEPARATOR = "; "
+
 
 class TestStatus(StrEnum):
     __test__ = False  # a domain type, not a pytest test class

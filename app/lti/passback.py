@@ -33,7 +33,7 @@ from app.lti.tool_key import tool_key
 from app.models import OutboxStatus, Submission, SubmissionStatus, utcnow
 from app.outbox import Channel, Retry, Undelivered
 from app.settings import AppSettings
-from grader.report import Report, ReportStatus, TestStatus
+from grader.report import TEST_NAMES_SEPARATOR, Report, ReportStatus, TestStatus
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 _COMMENT_LIMIT = 1000
@@ -106,7 +106,7 @@ def comment(report: Report) -> str:
     failing = [test.name for test in report.tests if test.status is not TestStatus.PASSED]
     text = report.message
     if failing:
-        text += f". Not passed: {', '.join(failing)}"
+        text += f". Not passed: {TEST_NAMES_SEPARATOR.join(failing)}"
     return text[:_COMMENT_LIMIT]
 
 

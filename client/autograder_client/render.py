@@ -27,7 +27,7 @@ _MARKS = {
 _PROPERTY_MARKS = {"passed": "ok", "failed": "VIOLATED"}
 # A refusal is "refused" wherever a person reads it, as on the exercise page.
 _STATUS_WORDS = {"rejected": "refused"}
-# Test names hold commas ("batch 1, 2 heads"): a list of them is joined with what none holds.
+# Test names hold commas ("batch 1, 2 heads"): grader.report.TEST_NAMES_SEPARATOR, copied.
 _TEST_NAMES_SEPARATOR = "; "
 
 # A copy of grader/text.py's `inert` (the client cannot import the grader, and a shared module

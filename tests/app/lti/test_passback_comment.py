@@ -35,9 +35,10 @@ def report(
     )
 
 
-def test_a_failing_report_names_the_tests_not_passed() -> None:
-    failed = report(ReportStatus.FAILED, TestStatus.FAILED, "0 of 1 tests passed", "wrong")
-    assert comment(failed) == "0 of 1 tests passed. Not passed: batch 1, 2 heads"
+def test_a_failing_report_names_the_tests_not_passed_apart() -> None:
+    failed = report(ReportStatus.FAILED, TestStatus.FAILED, "0 of 2 tests passed", "wrong")
+    failed.tests.append(failed.tests[0].model_copy(update={"name": "16 heads"}))
+    assert comment(failed) == "0 of 2 tests passed. Not passed: batch 1, 2 heads; 16 heads"
 
 
 def test_a_refusal_says_it_was_refused_and_each_reason_on_one_line() -> None:
