@@ -204,7 +204,9 @@ def hostile() -> None:
                 problems.append(f"{case.file}: {body['status']}, {verdict}")
             elif exact:
                 statuses = {test["status"] for test in visible}
-                message = visible[0]["message"] if visible else ""
+                # The cause is said once: on the report (a refusal, a stop outside any test) or
+                # on the first test, as tests/security/test_hostile.py reads it.
+                message = "\n".join([report["message"], *(test["message"] for test in visible[:1])])
                 if statuses != {case.status.value} or case.message not in message:
                     problems.append(
                         f"{case.file}: {verdict}: {message[:200]!r}, expected "
