@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
@@ -29,7 +29,7 @@ from app.problems import (
     UnknownExercise,
 )
 from app.settings import AppSettings
-from app.submissions.schemas import ID_PATTERN, SubmissionCreate
+from app.submissions.schemas import ID_PATTERN, TEXT_PATTERN, SubmissionCreate
 from grader.catalog import Catalog
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 from grader.spec import Exercise
@@ -136,4 +136,10 @@ IdempotencyKeyDep = Annotated[
         description="Retrying a POST with the same key returns the same submission; it is "
         "graded once. Scoped to the API key.",
     ),
+]
+
+# The student a key speaks for (a student's own credential names them already).
+StudentQuery = Annotated[
+    str | None,
+    Query(max_length=200, pattern=TEXT_PATTERN, description="for keys: which student"),
 ]

@@ -8,20 +8,18 @@ the report's columns (app.report_store), so a course of many submissions costs o
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import ColumnElement, and_, case, func, select
 from sqlalchemy.orm import Session
 
 from app import access
 from app.auth import PrincipalDep
-from app.deps import CatalogDep, SessionDep
+from app.deps import CatalogDep, SessionDep, StudentQuery
 from app.models import Submission
 from app.problem_docs import responses
 from app.problems import Unauthorized
-from app.submissions.schemas import TEXT_PATTERN
 from grader.report import ReportStatus
 
 router = APIRouter(prefix="/progress", tags=["exercises"])
@@ -91,10 +89,7 @@ def list_progress(
     session: SessionDep,
     principal: PrincipalDep,
     catalog: CatalogDep,
-    student_id: Annotated[
-        str | None,
-        Query(max_length=200, pattern=TEXT_PATTERN, description="for keys: which student"),
-    ] = None,
+    student_id: StudentQuery = None,
 ) -> list[ExerciseProgress]:
     """Every exercise of the catalog, counting the submissions the caller may see (a student:
     their own), of `student_id` if asked, as the history does."""

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from app import access, budgets
 from app.auth import PrincipalDep
-from app.deps import CatalogDep, ExerciseDep, SessionDep
+from app.deps import CatalogDep, ExerciseDep, SessionDep, StudentQuery
 from app.exercises.schemas import AttemptBudget, ExercisePublic, ExerciseSummary
 from app.models import utcnow
 from app.problem_docs import responses
 from app.problems import OtherStudent, ReservedStudentId, Unauthorized, UnknownExercise
-from app.submissions.schemas import TEXT_PATTERN
 
 router = APIRouter(prefix="/exercises", tags=["exercises"])
 
@@ -48,10 +45,7 @@ def get_attempts(
     exercise: ExerciseDep,
     principal: PrincipalDep,
     session: SessionDep,
-    student_id: Annotated[
-        str | None,
-        Query(max_length=200, pattern=TEXT_PATTERN, description="for keys: which student"),
-    ] = None,
+    student_id: StudentQuery = None,
 ) -> AttemptBudget:
     """A student sees their own standing; a key names the student. Without a student, or
     without a budget for the exercise in the caller's course, `limited` is false."""
