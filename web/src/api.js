@@ -93,15 +93,18 @@ export function history(studentId, exercise) {
   return call(`/submissions?${new URLSearchParams(query)}`);
 }
 
+// `?student_id=...` where a key speaks for the page's student; a link's token names them already.
+function asStudent(studentId) {
+  return studentId && !studentToken ? `?${new URLSearchParams({ student_id: studentId })}` : "";
+}
+
 // Where the student stands in the exercise's attempt budget ({limited: false} without one).
 export function attempts(exercise, studentId) {
   if (launched) return call("/attempts");
-  const query = studentId && !studentToken ? `?${new URLSearchParams({ student_id: studentId })}` : "";
-  return call(`/exercises/${encodeURIComponent(exercise)}/attempts${query}`);
+  return call(`/exercises/${encodeURIComponent(exercise)}/attempts${asStudent(studentId)}`);
 }
 
 // Where the student stands on every exercise ({exercise, status, best_score, max_score, ...}).
 export function progress(studentId) {
-  const query = studentId && !studentToken ? `?${new URLSearchParams({ student_id: studentId })}` : "";
-  return call(`/progress${query}`);
+  return call(`/progress${asStudent(studentId)}`);
 }
