@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Browser
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
+from test_server import free_port, server
 
 from app.api_keys import create_key
 from app.db import Database
@@ -189,6 +190,14 @@ def two_courses(
         create_key(session, "staff", course="ml-101", role=Role.INSTRUCTOR)
         create_key(session, "staff", course="cv-202", role=Role.INSTRUCTOR)
     return client
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`autograder serve` on its defaults for one (browser) test module: where it answers."""
+    port = free_port()
+    with server(tmp_path_factory.mktemp("serve"), port):
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")

@@ -6,26 +6,16 @@ land in docs/images."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 from app_support import ROOT
 from browser_support import offline, open_page, skip_without_a_browser
 from playwright.sync_api import Browser, expect
-from test_server import free_port, server
 
 pytestmark = pytest.mark.slow
 skip_without_a_browser()
 
 IMAGES = ROOT / "docs" / "images"
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    with server(tmp_path_factory.mktemp("serve"), port):
-        yield f"http://127.0.0.1:{port}"
 
 
 def operations(base_url: str) -> list[str]:

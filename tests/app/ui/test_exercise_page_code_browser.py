@@ -7,7 +7,6 @@ land in docs/images."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from app_support import CORRECT, MISSING_SCALING, SEED
@@ -21,7 +20,6 @@ from browser_support import (
     type_solution,
 )
 from playwright.sync_api import Browser, Page, Route, expect
-from test_server import free_port, server
 
 pytestmark = pytest.mark.slow
 skip_without_a_browser()
@@ -35,13 +33,6 @@ SLOW = MISSING_SCALING.replace(
     "super().__init__()\n", "super().__init__()\n        sum(range(2_000_000))\n", 1
 )
 LONG_LINE = f"{CORRECT}\n\ndef note():\n    return '{'a long line, ' * 17}'\n"
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    with server(tmp_path_factory.mktemp("serve"), port):
-        yield f"http://127.0.0.1:{port}"
 
 
 # Where each visual row of the editor's line holding `marker` starts, and where its first

@@ -6,13 +6,11 @@ screenshots of docs/web.md land in docs/images."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from app_support import ROOT, SEED
 from browser_support import open_page, skip_without_a_browser, submit, type_solution
 from playwright.sync_api import Browser, Locator, Page, Route, ViewportSize, expect
-from test_server import free_port, server
 
 from grader.catalog import Catalog
 from grader.contract import CallOutcome, Execution, Termination, Violation
@@ -30,13 +28,6 @@ SIZES = {
     "phone": ViewportSize(width=390, height=844),
 }
 CPU_USED_UP = "used up its 10 s of CPU"  # the sandbox's detail of a CPU time-out
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    with server(tmp_path_factory.mktemp("serve"), port):
-        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")
