@@ -8,7 +8,7 @@ import { reportedLines, saidLines } from "./marks.js";
 import { showPane } from "./panes.js";
 import { outcome, renderHistory, renderMessage, renderReport } from "./report.js";
 import { needsSignIn, showHowToGetIn, showStudent } from "./signin.js";
-import { STUDENT_ID_KEY as STUDENT_KEY, load, save } from "./storage.js";
+import { STUDENT_ID_KEY, load, save } from "./storage.js";
 import "./page.css";
 
 const STATUS_WORDS = { queued: "Queued: waiting for a grader…", running: "Running your code on the tests…" };
@@ -51,10 +51,10 @@ if (api.launched || locked) {
 } else if (api.student) {
   showStudent(who);
 } else {
-  studentInput.value = load(STUDENT_KEY) || `student-${crypto.randomUUID().slice(0, 8)}`;
-  save(STUDENT_KEY, studentInput.value);
+  studentInput.value = load(STUDENT_ID_KEY) || `student-${crypto.randomUUID().slice(0, 8)}`;
+  save(STUDENT_ID_KEY, studentInput.value);
   studentInput.addEventListener("change", () => {
-    save(STUDENT_KEY, studentInput.value.trim());
+    save(STUDENT_ID_KEY, studentInput.value.trim());
     refreshHistory();
   });
 }
