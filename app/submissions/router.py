@@ -18,6 +18,7 @@ from app.problems import (
     AttemptsUsedUp,
     CallbackUrlRefused,
     CourseQueueFull,
+    DatabaseBusy,
     IdempotencyKeyReused,
     NotFinished,
     OtherStudent,
@@ -77,6 +78,7 @@ VisibleSubmissionDep = Annotated[Submission, Depends(visible_submission)]
             CourseQueueFull,
             QueueFull,
             StorageFull,
+            DatabaseBusy,
         ),
     },
 )
