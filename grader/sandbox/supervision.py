@@ -29,9 +29,10 @@ from grader.sandbox.protocol import Event, ExitCode, Finished, decode_event, enc
 from grader.sandbox.transcript import Transcript
 
 EXIT_GRACE_S = 5.0  # for a process told to exit, before it is killed
-# How long a starved run may last, in wall limits: enough for a loop that gets a tenth of a CPU
-# to reach its CPU limit (half the wall limit in every exercise), short enough that a grading
-# slot is not held for long by a machine that cannot run it.
+# How long a starved run may last, in wall limits: enough for a loop that gets an eighth of a CPU
+# to reach its CPU limit (half the wall limit in every exercise, plus up to a second of
+# RLIMIT_CPU's rounding), short enough that a grading slot is not held for long by a machine
+# that cannot run it.
 STARVED_CEILING = 5.0
 # The shortest move of a deadline: a child that keeps waiting for a CPU is not asked again
 # every few microseconds.
