@@ -118,7 +118,7 @@ def _hidden_not_run(report: Report) -> Report:
     """The report of visible verdicts whose hidden tests the machine gave no CPU to run: an
     error (the platform's fault: no attempt used up, no score posted), its visible tests as
     judged. Load decides it, not the secret: every hidden test reads the same."""
-    message = f"{report.message}. The hidden tests were not run: {_OVERLOADED}"
+    message = f"{report.message}. The grader failed to run the hidden tests: {_OVERLOADED}."
     return report.model_copy(update={"status": ReportStatus.ERROR, "message": message})
 
 
