@@ -125,7 +125,7 @@ class Deadline:
         waited = self._waited_s()
         if waited is None:
             return 0.0
-        unused = self._wall_s - (now - self._started - waited)  # wall time it had no CPU for
+        unused = self._wall_s - (now - self._started - waited)  # its own time left, waits aside
         if unused <= 0:
             return 0.0
         if now >= self._ceiling:
