@@ -27,7 +27,7 @@ from grader.report import (
     TestResult,
     TestStatus,
 )
-from grader.spec import Property
+from grader.spec import Property, Visibility
 from grader.stopped_run import not_run_message, stop_reason, stopped_at
 
 # Each step of judging is bounded by the output cap and vectorised; this bounds their sum for
@@ -106,20 +106,28 @@ def judge(
     diagnosis = diagnose(plan, failing, visible.outcomes) if time.monotonic() < deadline else []
     report = _report(plan, results, diagnosis=diagnosis, properties=properties)
     unfinished = any(test.call.id not in visible.outcomes for test in shown)
+    if hidden is not None and hidden.execution.starved:
+        report = _hidden_not_run(report)
     if unfinished and stop.at is None:
         message = f"{report.message}. The run stopped outside any test: your code {stop.reason}"
-        report = report.model_copy(update={"message": message})
-    if hidden is not None and hidden.execution.starved:
-        return _hidden_not_run(report)
+        return report.model_copy(update={"message": message})
     return report
 
 
 def _hidden_not_run(report: Report) -> Report:
     """The report of visible verdicts whose hidden tests the machine gave no CPU to run: an
-    error (the platform's fault: no attempt used up, no score posted), its visible tests as
-    judged. Load decides it, not the secret: every hidden test reads the same."""
-    message = f"{report.message}. The grader failed to run the hidden tests: {_OVERLOADED}."
-    return report.model_copy(update={"status": ReportStatus.ERROR, "message": message})
+    error, the platform's fault, which scores nothing (as every error report: no attempt used
+    up, no score posted), its visible tests as judged. Load decides it, not the secret: every
+    hidden test reads the same."""
+    visible = [test for test in report.tests if test.visibility is Visibility.VISIBLE]
+    passed = sum(test.status is TestStatus.PASSED for test in visible)
+    message = (
+        f"The grader failed to run the hidden tests: {_OVERLOADED}. Not graded; "
+        f"{passed} of {len(visible)} visible tests passed"
+    )
+    return report.model_copy(
+        update={"status": ReportStatus.ERROR, "score": 0.0, "message": message}
+    )
 
 
 def _unchecked(wanted: list[Property]) -> list[PropertyCheck]:
