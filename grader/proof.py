@@ -169,7 +169,7 @@ def _unkept_promises(exercise: Exercise) -> list[str]:
     if not exercise.spec.promises:
         return [
             f"{toml}: no [[promises]]: declare the cases statement.md promises (batch 1, "
-            "context length 1, one head, ...) so that hidden tests must cover them"
+            "a single query, one head, ...) so that hidden tests must cover them"
         ]
     hidden = [test for test in exercise.spec.tests if test.visibility is Visibility.HIDDEN]
     return [
