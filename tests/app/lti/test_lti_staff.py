@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from app_support import CORRECT, SEED, SettingsFactory
 from fastapi.testclient import TestClient
-from platform_support import Platform, post_launch, register_in, start_launch
-from tool_support import registered_platform, serve_tool
+from platform_support import Platform, post_launch, register_in, serve_platform, start_launch
+from tool_support import serve_tool
 
 from app.lti.models import LtiLaunch
 from app.lti.roles import ROLES_CLAIM
@@ -34,7 +34,7 @@ def tool(make_settings: SettingsFactory, grader: Grader, database_url: str) -> I
 
 @pytest.fixture
 def platform(tool: TestClient) -> Iterator[Platform]:
-    with registered_platform(tool) as served:
+    with serve_platform(tool.get("/lti/jwks").json()) as served:
         register_in(tool.app.state.api.database, served, course="ml-101")  # type: ignore[attr-defined]
         yield served
 
