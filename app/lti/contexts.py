@@ -37,8 +37,16 @@ from app.models import Course, utcnow
 _SLUG_PART = 40
 
 
-def course_of_launch(database: Database, platform: LtiPlatform, lms: LmsCourse) -> int:
-    """The id of the course bound to the launch's LMS course; refused if there is none."""
+@dataclass(frozen=True)
+class Binding:
+    """A launch's LMS course (its row in lti_contexts) and the course of ours bound to it."""
+
+    context_row: int
+    course_id: int
+
+
+def course_of_launch(database: Database, platform: LtiPlatform, lms: LmsCourse) -> Binding:
+    """The course bound to the launch's LMS course; refused if there is none."""
     row_id = _context_row(database, platform.id, lms)
     now = utcnow()
     with database.session() as session:
@@ -65,7 +73,7 @@ def course_of_launch(database: Database, platform: LtiPlatform, lms: LmsCourse) 
             403,
             remedy=Remedy.NOT_LINKED,
         )
-    return course_id
+    return Binding(row_id, course_id)
 
 
 def _find(session: Session, platform_id: int, deployment_id: str, context_id: str) -> int | None:

@@ -168,14 +168,14 @@ def launch(
         platform = find_platform(session, body["iss"], message.get_client_id())
     assert platform is not None  # validate() found this registration
     lms = claims.lms_course(body)
-    course_id = contexts.course_of_launch(api.database, platform, lms)
+    binding = contexts.course_of_launch(api.database, platform, lms)
     if message.is_deep_link_launch():
         return deep_linking.picker(api, platform, body)
     if not message.is_resource_launch():
         raise LaunchRefused(
             "this tool answers resource links and deep linking", remedy=Remedy.ASK_INSTRUCTOR
         )
-    launched = Launched(platform, lms, course_id)
+    launched = Launched(platform, lms, binding)
     if roles.is_staff(body):
         return Redirect(_open_dashboard(api, launched, body))
     return Redirect(_start_exercise(api, launched, body))
@@ -212,7 +212,7 @@ class Launched:
 
     platform: LtiPlatform
     lms: claims.LmsCourse
-    course_id: int
+    binding: contexts.Binding
 
 
 def _linked_exercise(body: dict[str, Any]) -> str:
@@ -248,7 +248,8 @@ def _start_exercise(api: ApiProcess, launched: Launched, body: dict[str, Any]) -
     with api.database.session() as session:
         session.add(row)
     # The student of the launch's course: the same LMS user in two courses is two students.
-    who = LaunchSession(row.id, slug, student_id(launched.platform, sub), launched.course_id)
+    course_id = launched.binding.course_id
+    who = LaunchSession(row.id, slug, student_id(launched.platform, sub), course_id)
     token = who.sign(api.settings)
     # In the fragment: browsers never send it to a server (no Referer, no access logs).
     return f"/exercises/{slug}#{urlencode({'lti_session': token})}"
@@ -257,9 +258,12 @@ def _start_exercise(api: ApiProcess, launched: Launched, body: dict[str, Any]) -
 def _open_dashboard(api: ApiProcess, launched: Launched, body: dict[str, Any]) -> str:
     """The dashboard of the launch's course, opened at the link's exercise (when it names one),
     with the staff session in the fragment like a student's."""
-    staff = StaffSession(launched.platform.id, claims.user_id(body), launched.course_id)
+    binding = launched.binding
+    staff = StaffSession(
+        launched.platform.id, claims.user_id(body), binding.course_id, binding.context_row
+    )
     with api.database.session() as session:
-        slug = session.get_one(Course, launched.course_id).slug
+        slug = session.get_one(Course, binding.course_id).slug
     exercise = _linked_exercise(body)
     query = f"?{urlencode({'exercise': exercise})}" if exercise else ""
     fragment = urlencode({"staff_session": staff.sign(api.settings)})
