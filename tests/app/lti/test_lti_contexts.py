@@ -51,7 +51,8 @@ def tool(served: tuple[httpx.Client, Path]) -> httpx.Client:
 
 
 @pytest.fixture
-def database(served: tuple[httpx.Client, Path]) -> Iterator[Database]:
+def served_database(served: tuple[httpx.Client, Path]) -> Iterator[Database]:
+    """The served tool's database, where the operator's commands write."""
     database = Database.from_url(f"sqlite:///{served[1] / 'autograder.db'}")
     yield database
     database.close()
@@ -67,13 +68,13 @@ def serve_registered(
 
 
 @pytest.fixture
-def platform(tool: httpx.Client, database: Database) -> Iterator[Platform]:
-    yield from serve_registered(tool, database, ContextPolicy.BOUND)
+def platform(tool: httpx.Client, served_database: Database) -> Iterator[Platform]:
+    yield from serve_registered(tool, served_database, ContextPolicy.BOUND)
 
 
 @pytest.fixture
-def own_platform(tool: httpx.Client, database: Database) -> Iterator[Platform]:
-    yield from serve_registered(tool, database, ContextPolicy.OWN)
+def own_platform(tool: httpx.Client, served_database: Database) -> Iterator[Platform]:
+    yield from serve_registered(tool, served_database, ContextPolicy.OWN)
 
 
 def from_course(
@@ -147,7 +148,7 @@ def launches_from(database: Database, context: str) -> list[LtiLaunch]:
 )
 def test_a_launch_from_an_lms_course_bound_to_none_of_ours_gets_nothing(
     served: tuple[httpx.Client, Path],
-    database: Database,
+    served_database: Database,
     platform: Platform,
     role: str,
     kind: str,
@@ -156,9 +157,9 @@ def test_a_launch_from_an_lms_course_bound_to_none_of_ours_gets_nothing(
     from_course(platform, ANOTHER, role, "someone-else", kind)
     line = refused_in_plain_words(post_launch_over_http(tool, platform), data_dir)
     assert "'Title of course-2'" in line and "context 'course-2'" in line
-    assert launches_from(database, ANOTHER) == []
+    assert launches_from(served_database, ANOTHER) == []
     # Recorded for the operator, with its title, and bound to nothing.
-    with database.session() as session:
+    with served_database.session() as session:
         seen = session.scalars(select(LtiContext).where(LtiContext.context_id == ANOTHER)).one()
         assert (seen.title, seen.label, seen.course_id) == (
             "Title of course-2",
@@ -181,7 +182,7 @@ def test_the_bound_lms_courses_instructor_is_staff_of_ours_as_before(
 
 
 def test_with_the_own_policy_each_lms_course_gets_a_course_and_its_own_students(
-    tool: httpx.Client, database: Database, own_platform: Platform
+    tool: httpx.Client, served_database: Database, own_platform: Platform
 ) -> None:
     # The first launch from the other LMS course, its instructor's, makes a course of its own.
     from_course(own_platform, ELSEWHERE, "Instructor", "teacher-2")
@@ -210,5 +211,5 @@ def test_with_the_own_policy_each_lms_course_gets_a_course_and_its_own_students(
         == 404
     )
     # Their launches keep their own line item and context, for the grade's way back.
-    (launch,) = launches_from(database, ELSEWHERE)
+    (launch,) = launches_from(served_database, ELSEWHERE)
     assert launch.user_id == "student-both" and launch.lineitem_url == own_platform.lineitem_url()
