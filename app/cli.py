@@ -6,8 +6,9 @@ autograder worker [--slots N] [--name W] run a grading worker of the scale-out p
                                          and grades into AUTOGRADER_DATABASE_URL
 autograder keys create|list|revoke       API keys of each course, and their roles
                                          (app.key_commands)
-autograder lti add-platform|platforms    the LMSs (LTI 1.3) that may launch the tool
-                                         (app.lti.commands)
+autograder lti add-platform|platforms|contexts
+                                         the LMSs (LTI 1.3) that may launch the tool, and
+                                         the LMS courses bound to ours (app.lti.commands)
 autograder students link|links|revoke    student links, for a course without an LMS
                                          (app.student_commands)
 autograder submit SLUG FILE [--url U]    grade FILE on a running service (the notebook client's
@@ -36,6 +37,8 @@ from grader.cli_output import EXIT_USAGE
 # `keys create --role`'s choices, as `app.models.Role` spells them: naming them here keeps the
 # database's modules out of `--help`.
 ROLES = ("admin", "instructor", "submitter")
+# `lti add-platform --contexts`'s choices, as `app.lti.models.ContextPolicy` spells them.
+CONTEXT_POLICIES = ("bound", "own")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -128,7 +131,14 @@ def _add_lti_commands(commands: engine_cli.Commands) -> None:
     add.add_argument("--auth-token-url", required=True, help="its OAuth2 token URL")
     add.add_argument("--key-set-url", required=True, help="its public keys (JWKS) URL")
     add.add_argument(
-        "--course", default="default", help="the course its students' submissions belong to"
+        "--course", default="default", help="the course `contexts bind` binds to by default"
+    )
+    add.add_argument(
+        "--contexts",
+        choices=CONTEXT_POLICIES,
+        default="bound",
+        help="a launch from an LMS course bound to none of ours: refused (bound, the default) "
+        "or given a course of its own (own)",
     )
     add.set_defaults(handler="app.lti.commands:add")
     platforms = actions.add_parser("platforms", help="list or remove registrations")
@@ -138,6 +148,28 @@ def _add_lti_commands(commands: engine_cli.Commands) -> None:
     remove = platform_actions.add_parser("remove", help="forget a registration")
     remove.add_argument("platform_id", metavar="ID", type=int, help="its id (see `list`)")
     remove.set_defaults(handler="app.lti.commands:remove")
+    _add_lti_context_commands(actions)
+
+
+def _add_lti_context_commands(lti_actions: engine_cli.Commands) -> None:
+    contexts = lti_actions.add_parser("contexts", help="the LMS courses (contexts) bound to ours")
+    actions = contexts.add_subparsers(required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="every LMS course seen or bound")
+    listing.add_argument("--platform", type=int, help="this platform's only")
+    listing.set_defaults(handler="app.lti.commands:list_contexts")
+    bind = actions.add_parser("bind", help="bind an LMS course to a course")
+    _lms_course_arguments(bind)
+    bind.add_argument("--course", help="the course (default: the platform's)")
+    bind.set_defaults(handler="app.lti.commands:bind")
+    unbind = actions.add_parser("unbind", help="unbind an LMS course: its launches are refused")
+    _lms_course_arguments(unbind)
+    unbind.set_defaults(handler="app.lti.commands:unbind")
+
+
+def _lms_course_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--platform", type=int, required=True, help="its platform's id")
+    parser.add_argument("--context", required=True, help="its context id (see `list`)")
+    parser.add_argument("--deployment", help="its deployment (default: the platform's only)")
 
 
 def _add_student_commands(commands: engine_cli.Commands) -> None:

@@ -136,7 +136,7 @@ class OutboxStatus(StrEnum):
     FAILED = "failed"  # every attempt failed; kept for the operator to see
 
 
-def _enum(enum: type[StrEnum]) -> Enum:
+def stored_enum(enum: type[StrEnum]) -> Enum:
     # Stored as plain strings (no native PostgreSQL enum type to migrate when a value is added).
     return Enum(
         enum,
@@ -180,7 +180,7 @@ class ApiKey(Base):
     # The key's first characters, so an operator can tell keys apart in logs and listings.
     prefix: Mapped[str] = mapped_column(String(16))
     course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
-    role: Mapped[Role] = mapped_column(_enum(Role))
+    role: Mapped[Role] = mapped_column(stored_enum(Role))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
@@ -222,7 +222,7 @@ class Submission(Base):
     student_id: Mapped[str | None] = mapped_column(String(200))
     source: Mapped[str] = mapped_column(Text)
     status: Mapped[SubmissionStatus] = mapped_column(
-        _enum(SubmissionStatus), default=SubmissionStatus.QUEUED, index=True
+        stored_enum(SubmissionStatus), default=SubmissionStatus.QUEUED, index=True
     )
     # The grader's Report as JSON once done (grader.report.Report), and its figures as columns
     # for the course's statistics (app.report_store writes them together).
@@ -256,7 +256,7 @@ class OutboxMessage:
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     status: Mapped[OutboxStatus] = mapped_column(
-        _enum(OutboxStatus), default=OutboxStatus.PENDING, index=True
+        stored_enum(OutboxStatus), default=OutboxStatus.PENDING, index=True
     )
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     # When the sender may try next; also its claim on the message while it tries.
@@ -296,7 +296,7 @@ class ReportOutcome(Base):
     submission_id: Mapped[str] = mapped_column(
         ForeignKey("submissions.id", ondelete="CASCADE"), index=True
     )
-    kind: Mapped[OutcomeKind] = mapped_column(_enum(OutcomeKind))
+    kind: Mapped[OutcomeKind] = mapped_column(stored_enum(OutcomeKind))
     name: Mapped[str] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(16))
     # A test's visibility ("visible", "hidden"); None for findings and properties.
@@ -342,7 +342,7 @@ class ExercisePolicy(Base):
     )
     exercise: Mapped[str] = mapped_column(String(100), primary_key=True)
     gradebook: Mapped[GradebookScore] = mapped_column(
-        _enum(GradebookScore), default=GradebookScore.BEST
+        stored_enum(GradebookScore), default=GradebookScore.BEST
     )
     # An attempt budget (app.budgets): `attempts` per `window_s` seconds, refilled evenly (a
     # token bucket); None for none.
@@ -372,7 +372,7 @@ class Regrade(Base):
     # Why: "requested" (an instructor asked) or "new-version" (the exercise changed).
     reason: Mapped[str] = mapped_column(String(16))
     status: Mapped[RegradeStatus] = mapped_column(
-        _enum(RegradeStatus), default=RegradeStatus.QUEUED, index=True
+        stored_enum(RegradeStatus), default=RegradeStatus.QUEUED, index=True
     )
     # The submissions it covers: finished ones with an id up to `last_id` when it was asked.
     last_id: Mapped[str | None] = mapped_column(String(26))

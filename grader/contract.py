@@ -120,5 +120,6 @@ class Execution:
     interrupted_call: str | None = None
     violations: tuple[Violation, ...] = ()
     detail: str = ""  # a human sentence about the termination, e.g. "killed by SIGSEGV"
-    # A time-out that the machine's load caused, not the code (supervision._starved).
+    # Stopped because the machine gave it no CPU, not by its code: it waited for one until the
+    # ceiling of its wall limit (supervision.Deadline). The platform's problem: run it again.
     starved: bool = False

@@ -1,7 +1,12 @@
 """Seeded test data: the inputs of a test case, the weights the grader loads, hidden seeds.
 
-Every draw uses a dedicated `torch.Generator`, never the global RNG: a submission's constructor
-reseeds the global RNG (the seed exercise does, on purpose), which must not move the inputs.
+Every draw comes from a generator of its own, keyed by the whole seed: NumPy's PCG64 under a
+`SeedSequence`, which mixes every bit of a seed of any size into a 256-bit pool and fills the
+generator's whole state from it. A hidden test's seed is a full HMAC-SHA256 digest, so its input
+sets are as hard to rebuild as the secret is to guess. (torch's CPU generator keeps the low 32
+bits of its seed: a hidden input set drawn by it was one of 2^32, found offline from a few of its
+values.) Never the global RNG: a submission's constructor reseeds it (the seed exercise does, on
+purpose), which must not move the inputs.
 """
 
 from __future__ import annotations
@@ -17,15 +22,18 @@ from grader.spec import CausalMask, ExerciseSpec, RandomTensor, SameAs, TestCase
 
 Inputs = tuple[np.ndarray | None, ...]
 
-# Streams derived from one test seed, so that inputs, weights and perturbations are independent.
-_WEIGHTS_STREAM = 0x5EED_0001
-_PERTURBATION_STREAM = 0x5EED_0002
+# Streams of one test's seed, so that inputs, weights and perturbations are independent.
+_INPUTS_STREAM = 0
+_WEIGHTS_STREAM = 1
+_PERTURBATION_STREAM = 2
+_POOL_WORDS = 8  # 8 x 32 bits: a pool as wide as a hidden seed
 
 
 def hidden_seed(secret: str, slug: str, test_name: str) -> int:
-    """A seed that only the deployment secret can reproduce, so hidden inputs can't be looked up."""
+    """A seed that only the deployment secret can reproduce, so hidden inputs can't be looked up:
+    the whole HMAC-SHA256 of the test under the secret, 256 bits."""
     digest = hmac.new(secret.encode(), f"{slug}/{test_name}".encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") >> 1  # non-negative and within int64
+    return int.from_bytes(digest, "big")
 
 
 def seeds_for(spec: ExerciseSpec, test: TestCaseSpec, secret: str, sets: int) -> tuple[int, ...]:
@@ -35,12 +43,18 @@ def seeds_for(spec: ExerciseSpec, test: TestCaseSpec, secret: str, sets: int) ->
     return tuple(hidden_seed(secret, spec.slug, f"{test.name}/{index}") for index in range(sets))
 
 
+def _generator(seed: int, stream: int = _INPUTS_STREAM) -> np.random.Generator:
+    """The generator of one stream of `seed`; every bit of `seed` decides what it draws."""
+    sequence = np.random.SeedSequence(seed, spawn_key=(stream,), pool_size=_POOL_WORDS)
+    return np.random.Generator(np.random.PCG64(sequence))
+
+
 def make_inputs(test: TestCaseSpec, seed: int) -> Inputs:
-    generator = torch.Generator().manual_seed(seed)
+    draws = _generator(seed)
     values: list[np.ndarray | None] = []
     for spec in test.inputs:
         if isinstance(spec, RandomTensor):
-            values.append(_random(spec, generator))
+            values.append(_random(spec, draws))
         elif isinstance(spec, CausalMask):
             values.append(causal_mask(spec.causal_mask, spec.dtype))
         elif isinstance(spec, SameAs):
@@ -48,10 +62,12 @@ def make_inputs(test: TestCaseSpec, seed: int) -> Inputs:
     return tuple(values)
 
 
-def _random(spec: RandomTensor, generator: torch.Generator) -> np.ndarray:
-    dtype = getattr(torch, spec.dtype)
-    draw = torch.randn if spec.dist == "randn" else torch.rand
-    return draw(spec.shape, generator=generator, dtype=dtype).numpy()
+def _random(spec: RandomTensor, draws: np.random.Generator) -> np.ndarray:
+    """Standard normal ("randn") or uniform in [0, 1) ("rand"), drawn in the spec's dtype."""
+    dtype = np.dtype(spec.dtype)
+    if spec.dist == "randn":
+        return draws.standard_normal(spec.shape, dtype=dtype)
+    return draws.random(spec.shape, dtype=dtype)
 
 
 def causal_mask(size: int, dtype: str = "float32") -> np.ndarray:
@@ -68,12 +84,12 @@ def draw_parameters(module: torch.nn.Module, seed: int) -> dict[str, np.ndarray]
     parameters constant (nn.MultiheadAttention's biases start at zero and would hide a
     submission that ignores them).
     """
-    generator = torch.Generator().manual_seed(seed ^ _WEIGHTS_STREAM)
+    draws = _generator(seed, _WEIGHTS_STREAM)
     drawn = {}
     for name, parameter in module.named_parameters():
         bound = 1.0 / math.sqrt(parameter.shape[-1])
-        values = torch.rand(parameter.shape, generator=generator, dtype=parameter.dtype)
-        drawn[name] = ((values * 2 - 1) * bound).numpy()
+        values = draws.uniform(-bound, bound, size=tuple(parameter.shape))
+        drawn[name] = values.astype(parameter.detach().numpy().dtype)
     return drawn
 
 
@@ -85,10 +101,9 @@ def perturb(
     first = inputs[0]
     if first is None:
         return inputs
-    generator = torch.Generator().manual_seed(seed ^ _PERTURBATION_STREAM)
     changed = first.copy()
     region = changed[index]
-    noise = torch.randn(region.shape, generator=generator, dtype=torch.float64).numpy()
+    noise = _generator(seed, _PERTURBATION_STREAM).standard_normal(region.shape)
     changed[index] = region + 1.0 + noise  # +1 keeps the change far from zero
     aliases = {0} | {
         position

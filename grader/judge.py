@@ -27,7 +27,7 @@ from grader.report import (
     TestResult,
     TestStatus,
 )
-from grader.spec import Property
+from grader.spec import Property, Visibility
 from grader.stopped_run import not_run_message, stop_reason, stopped_at
 
 # Each step of judging is bounded by the output cap and vectorised; this bounds their sum for
@@ -38,9 +38,12 @@ FEEDBACK_BUDGET_S = 5.0
 NOT_ALLOWED_CODE = "not-allowed"
 _OUT_OF_TIME = "judging your outputs took longer than the grader allows"
 
-# A time-out that the machine's load caused is the platform's fault: an error report, which
-# counts against nobody (no attempt used up, no score posted).
-_OVERLOADED = "the machine was too busy to run your code within its time limit; submit it again"
+# A run the machine starved of CPU, even when run again (grader.runner), is the platform's fault:
+# an error report, which counts against nobody (no attempt used up, no score posted).
+_OVERLOADED = "the machine was too busy to run your code, even after a few tries; submit it again"
+# What each hidden test says when only the hidden run was starved: the same words for every
+# hidden test, whatever the run did before it stopped (how far it got would tell its inputs).
+_HIDDEN_STARVED = "hidden test: not run, the machine was too busy (a grader fault, not your code)"
 
 _STATUS_OF_TERMINATION = {
     Termination.TIMEOUT: TestStatus.TIMEOUT,
@@ -79,7 +82,7 @@ def judge(
     deadline = time.monotonic() + budget_s
     if visible.termination in (Termination.REJECTED, Termination.VIOLATION):
         return _refused(plan, visible)
-    if visible.starved or (hidden is not None and hidden.execution.starved):
+    if visible.starved:  # no verdict to give: nothing of the hidden run is told either
         return internal_error(plan, _OVERLOADED)
     shown = [test for test in plan.tests if test.visible]
     stop = _Stop(
@@ -103,10 +106,28 @@ def judge(
     diagnosis = diagnose(plan, failing, visible.outcomes) if time.monotonic() < deadline else []
     report = _report(plan, results, diagnosis=diagnosis, properties=properties)
     unfinished = any(test.call.id not in visible.outcomes for test in shown)
+    if hidden is not None and hidden.execution.starved:
+        report = _hidden_not_run(report)
     if unfinished and stop.at is None:
         message = f"{report.message}. The run stopped outside any test: your code {stop.reason}"
         return report.model_copy(update={"message": message})
     return report
+
+
+def _hidden_not_run(report: Report) -> Report:
+    """The report of visible verdicts whose hidden tests the machine gave no CPU to run: an
+    error, the platform's fault, which scores nothing (as every error report: no attempt used
+    up, no score posted), its visible tests as judged. Load decides it, not the secret: every
+    hidden test reads the same."""
+    visible = [test for test in report.tests if test.visibility is Visibility.VISIBLE]
+    passed = sum(test.status is TestStatus.PASSED for test in visible)
+    message = (
+        f"The grader failed to run the hidden tests: {_OVERLOADED}. Not graded; "
+        f"{passed} of {len(visible)} visible tests passed"
+    )
+    return report.model_copy(
+        update={"status": ReportStatus.ERROR, "score": 0.0, "message": message}
+    )
 
 
 def _unchecked(wanted: list[Property]) -> list[PropertyCheck]:
@@ -201,7 +222,9 @@ def _error_message(error: RaisedError) -> str:
 
 def _judge_hidden(test: TestPlan, hidden: HiddenRun | None) -> TestResult:
     """One bit: the drawn input set's outputs all match, or not (an error, a timeout, a refusal
-    and a wrong value all read "failed")."""
+    and a wrong value all read "failed"); not run at all where the machine starved the run."""
+    if hidden is not None and hidden.execution.starved:
+        return _bare(test, TestStatus.ERROR).model_copy(update={"message": _HIDDEN_STARVED})
     outcome = None if hidden is None else hidden.execution.outcomes.get(test.spec.name)
     passed = (
         hidden is not None

@@ -8,7 +8,8 @@ An exercise holds when:
 - every file of `mistakes/` fails at least one visible test and gets exactly the diagnosis
   `mistakes/mistakes.toml` declares for it (`grader.proof_files`);
 - each case the statement promises (`grader.promises`) is exercised by a hidden test.
-Two tests that catch exactly the same mistakes are a warning: one of them may be redundant.
+Tests that tell the known mistakes apart less than they could are warnings, which do not fail
+it (`grader.proof_warnings`).
 
 Every file is graded through the same `Grader` as `autograder grade`, sandbox and all.
 """
@@ -27,6 +28,7 @@ from grader.judge import NOT_ALLOWED_CODE
 from grader.plan import WEIGHTS, ExercisePlan, make_job
 from grader.promises import Promise
 from grader.proof_files import MISTAKES_FILE, Mistake, ProofFile, ProofFiles
+from grader.proof_warnings import caught_by, hidden_tests_passed, same_catches
 from grader.property_checks import check_properties
 from grader.reference import Reference
 from grader.report import PropertyStatus, Report, ReportStatus, TestStatus
@@ -67,13 +69,10 @@ def prove(
         return proof  # nothing to grade against
     proof.problems += _reference_problems(plan)
     _grade_files(plan, files, _grader_of(grader, exercise, progress), proof)
-    proof.warnings += _same_catches(exercise, proof.mistakes)
+    toml, tests = shown(exercise.folder / "exercise.toml"), exercise.spec.tests
+    proof.warnings += same_catches(toml, tests, proof.mistakes)
+    proof.warnings += hidden_tests_passed(toml, tests, proof.mistakes)
     return proof
-
-
-def caught_by(report: Report) -> set[str]:
-    """The names of the tests a report failed."""
-    return {test.name for test in report.tests if test.status is not TestStatus.PASSED}
 
 
 def diagnosed(report: Report) -> list[str]:
@@ -170,7 +169,7 @@ def _unkept_promises(exercise: Exercise) -> list[str]:
     if not exercise.spec.promises:
         return [
             f"{toml}: no [[promises]]: declare the cases statement.md promises (batch 1, "
-            "context length 1, one head, ...) so that hidden tests must cover them"
+            "a single query, one head, ...) so that hidden tests must cover them"
         ]
     hidden = [test for test in exercise.spec.tests if test.visibility is Visibility.HIDDEN]
     return [
@@ -278,18 +277,3 @@ def _known_codes(plan: ExercisePlan) -> list[str]:
     if plan.weight_probe_message is not None:
         codes.add(WEIGHTS_CODE)
     return sorted(codes)
-
-
-def _same_catches(exercise: Exercise, mistakes: list[tuple[Mistake, Report]]) -> list[str]:
-    tests_by_catch: dict[frozenset[str], list[str]] = {}
-    for test in exercise.spec.tests:
-        caught = frozenset(m.name for m, report in mistakes if test.name in caught_by(report))
-        if caught:
-            tests_by_catch.setdefault(caught, []).append(test.name)
-    return [
-        f"{shown(exercise.folder / 'exercise.toml')}: tests {', '.join(map(repr, tests))} "
-        f"catch exactly the same mistakes ({', '.join(sorted(caught))}): make one of them "
-        "tell another mistake apart, or drop one"
-        for caught, tests in tests_by_catch.items()
-        if len(tests) > 1
-    ]

@@ -14,8 +14,9 @@ from pathlib import Path
 from grader.catalog import Catalog
 from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, print_problems
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
-from grader.proof import Progress, Proof, caught_by, diagnosed, prove, shown
+from grader.proof import Progress, Proof, diagnosed, prove, shown
 from grader.proof_files import load_proof_files
+from grader.proof_warnings import caught_by
 from grader.runner import Grader
 from grader.sandbox.process import ForkServerSandbox
 from grader.settings import GraderSettings

@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from grader.catalog import Catalog
-from grader.contract import Execution, Termination
+from grader.contract import Execution, Job, Termination
 from grader.errors import (
     DefinitionProblem,
     ExerciseDefinitionError,
@@ -24,6 +25,11 @@ from grader.spec import Exercise, module_path
 
 log = logging.getLogger(__name__)
 
+# A run the machine starved (grader.sandbox.supervision: it waited for a CPU until the ceiling
+# of its wall limit) is run again after each of these pauses, with the CPU a machine that has
+# calmed down gives it; starved after the last, it is the platform's fault (grader.judge).
+STARVED_RETRY_PAUSES_S = (2.0, 10.0)
+
 
 class Grader:
     """Grades submissions in a sandbox against plans built once per exercise.
@@ -32,10 +38,17 @@ class Grader:
     """
 
     def __init__(
-        self, catalog: Catalog, sandbox: Sandbox, secret: str, cache: PlanCache | None = None
+        self,
+        catalog: Catalog,
+        sandbox: Sandbox,
+        secret: str,
+        cache: PlanCache | None = None,
+        *,
+        starved_retry_pauses_s: Sequence[float] = STARVED_RETRY_PAUSES_S,
     ) -> None:
         self.catalog = catalog  # replaced whole by `update`, never changed in place
         self.sandbox = sandbox
+        self._retry_pauses_s = tuple(starved_retry_pauses_s)
         self._secret = secret
         self._cache = cache  # plans kept on disk: none is built twice, across processes too
         # By slug and version: a changed exercise gets a plan of its own, its reference outputs
@@ -119,14 +132,28 @@ class Grader:
         visible_job, hidden_job = plan.visible_job(source), plan.hidden_job(source, draw)
         if self.sandbox.parallel_runs > 1:  # at once: the grading lasts as long as the longer
             with ThreadPoolExecutor(max_workers=1) as pool:
-                hidden_run = pool.submit(self.sandbox.run, hidden_job)
-                visible = self.sandbox.run(visible_job)
+                hidden_run = pool.submit(self._run, hidden_job)
+                visible = self._run(visible_job)
                 hidden: Execution | None = hidden_run.result()
         else:
-            visible = self.sandbox.run(visible_job)
+            visible = self._run(visible_job)
             rejected = visible.termination is Termination.REJECTED
-            hidden = None if rejected else self.sandbox.run(hidden_job)
+            hidden = None if rejected else self._run(hidden_job)
         return judge(plan, visible, None if hidden is None else HiddenRun(draw, hidden))
+
+    def _run(self, job: Job) -> Execution:
+        """The job's execution, run again after a pause each time the machine starved it (the
+        same job: a hidden run keeps its input set), as often as there are pauses."""
+        execution = self.sandbox.run(job)
+        for pause_s in self._retry_pauses_s:
+            if not execution.starved:
+                break
+            log.warning(
+                "a run was starved of CPU by a busy machine; running it again in %g s", pause_s
+            )
+            time.sleep(pause_s)
+            execution = self.sandbox.run(job)
+        return execution
 
 
 def _definition_error(

@@ -12,7 +12,10 @@ from pathlib import Path
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from grader.sandbox.cpus import usable_cpus
+
 _PROJECT_ROOT = Path(__file__).resolve().parent.parent
+_MOST_SLOTS = 64
 
 
 class GraderSettings(BaseSettings):
@@ -27,8 +30,12 @@ class GraderSettings(BaseSettings):
     # data dir, so hidden inputs and signatures stay stable across restarts.
     secret: SecretStr | None = None
     # Sandboxed processes running at once: gradings in parallel, and a grading's visible and
-    # hidden tests at the same time when there are two or more.
-    sandbox_slots: int = Field(default=2, ge=1, le=64)
+    # hidden tests at the same time when there are two or more. By default one per CPU this
+    # process may use (grader.sandbox.cpus); more buys nothing: past the CPUs, runs wait for one
+    # (a run that waited for a CPU while its clock ran would be starved, the platform's fault).
+    sandbox_slots: int = Field(
+        default_factory=lambda: min(usable_cpus(), _MOST_SLOTS), ge=1, le=_MOST_SLOTS
+    )
 
     def in_user_data_dir(self) -> GraderSettings:
         """These settings with the data dir in the user's data directory (XDG: under

@@ -110,8 +110,9 @@ class TestCaseSpec(_Strict):
     name: str = Field(min_length=1, max_length=80)
     visibility: Visibility = Visibility.VISIBLE
     points: float = Field(default=1.0, gt=0)
-    # Visible tests carry their seed; hidden tests draw it from the deployment secret.
-    seed: int | None = None
+    # Visible tests carry their seed; hidden tests draw it from the deployment secret. A seed
+    # keys the generator whole (grader.inputs), so it is a non-negative integer of any size.
+    seed: int | None = Field(default=None, ge=0)
     init: dict[str, int | float | bool] = Field(default_factory=dict)
     inputs: list[InputSpec] = Field(min_length=1)
 

@@ -1,5 +1,5 @@
 """What the tool requires of an id_token's claims beyond pylti1p3's checks, and the claims of a
-resource-link launch read into what is stored.
+launch read into what is stored.
 
 pylti1p3 verifies the signature and, through PyJWT, an `exp` that is there; it does not require
 one, and with several audiences it takes the first as the client id. OIDC Core (3.1.3.7) asks
@@ -14,10 +14,12 @@ from typing import Any
 
 from pylti1p3.exception import LtiException
 
-from app.lti.models import MAX_URL, MAX_USER_ID
+from app.lti.models import MAX_CONTEXT_TEXT, MAX_URL, MAX_USER_ID
 from app.lti.pages import LaunchRefused, Remedy
 
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
+DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 
 
 def check_id_token(body: Mapping[str, object]) -> None:
@@ -77,3 +79,46 @@ def grade_service(body: dict[str, Any]) -> GradeService:
     if not isinstance(scopes, list) or not all(isinstance(scope, str) for scope in scopes):
         raise _malformed("grade service scopes are not a list of strings")
     return GradeService(lineitem, scopes)
+
+
+@dataclass(frozen=True)
+class LmsCourse:
+    """The LMS course a launch comes from: its deployment and context claims. The title and the
+    label are the LMS's words (its instructors'), kept printable and cut to their columns."""
+
+    deployment_id: str
+    context_id: str
+    title: str
+    label: str
+
+
+def _shown(text: object) -> str:
+    """Text an operator's terminal and a tab-separated table show as it is."""
+    if not isinstance(text, str):
+        return ""
+    return "".join(char if char.isprintable() else "?" for char in text)[:MAX_CONTEXT_TEXT]
+
+
+def lms_course(body: dict[str, Any]) -> LmsCourse:
+    """The launch's LMS course; a launch that names none (no context claim, or one without an
+    id) is refused: which of our courses it belongs to could not be told."""
+    context = body.get(CONTEXT_CLAIM)
+    if context is None:
+        raise LaunchRefused(
+            "the launch names no LMS course (no context claim); the tool serves launches from "
+            "within a course only",
+            remedy=Remedy.ASK_INSTRUCTOR,
+        )
+    if not isinstance(context, dict):
+        raise _malformed("context claim is not an object")
+    context_id = context.get("id")
+    if not isinstance(context_id, str) or not 0 < len(context_id) <= MAX_CONTEXT_TEXT:
+        raise _malformed(f"context id is not a string of 1 to {MAX_CONTEXT_TEXT} characters")
+    if not context_id.isprintable():
+        raise _malformed("context id holds unprintable characters")
+    return LmsCourse(
+        str(body.get(DEPLOYMENT_CLAIM, "")),
+        context_id,
+        _shown(context.get("title")),
+        _shown(context.get("label")),
+    )

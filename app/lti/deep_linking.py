@@ -18,6 +18,7 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
 from app.api_process import ApiProcess
+from app.lti.claims import DEPLOYMENT_CLAIM
 from app.lti.models import LtiPlatform
 from app.lti.pages import LaunchRefused, Remedy
 from app.lti.registrations import is_lms_url, to_registration
@@ -27,7 +28,6 @@ from app.signed_tokens import InvalidToken
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
-DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 # Scores are posted with the report's own maximum; platforms scale them to the column's.
 LINE_ITEM_MAXIMUM = 100
 

@@ -7,6 +7,8 @@
             its cookie, signature against the platform's JWKS, registration, deployment,
             message) plus the nonce consumed once (app.lti.adapters.LoginStore) and the claims
             it leaves unchecked (app.lti.claims); then
+              - every launch: its LMS course (the context claim) must be bound to one of ours
+                (app.lti.contexts), or the launch is refused; that course is the launch's
               - a resource-link launch of a student: the launch is stored and the browser
                 goes to the exercise page with a signed session token
                 (app.lti.sessions.LaunchSession)
@@ -31,7 +33,7 @@ from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.oidc_login import OIDCLogin
 
 from app.api_process import ApiProcess
-from app.lti import claims, deep_linking, roles
+from app.lti import claims, contexts, deep_linking, roles
 from app.lti.adapters import (
     CookieJar,
     CookieToSet,
@@ -50,7 +52,6 @@ from app.models import LTI_STUDENTS, Course
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
-DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 # What a login needs to start again in a new window (the OIDC third-party login parameters).
 LOGIN_PARAMS = (
     "iss",
@@ -166,15 +167,18 @@ def launch(
     with api.database.session() as session:
         platform = find_platform(session, body["iss"], message.get_client_id())
     assert platform is not None  # validate() found this registration
+    lms = claims.lms_course(body)
+    binding = contexts.course_of_launch(api.database, platform, lms)
     if message.is_deep_link_launch():
         return deep_linking.picker(api, platform, body)
     if not message.is_resource_launch():
         raise LaunchRefused(
             "this tool answers resource links and deep linking", remedy=Remedy.ASK_INSTRUCTOR
         )
+    launched = Launched(platform, lms, binding)
     if roles.is_staff(body):
-        return Redirect(_open_dashboard(api, platform, body))
-    return Redirect(_start_exercise(api, platform, body))
+        return Redirect(_open_dashboard(api, launched, body))
+    return Redirect(_start_exercise(api, launched, body))
 
 
 def _reason(error: str) -> str:
@@ -202,13 +206,22 @@ def student_id(platform: LtiPlatform, sub: str) -> str:
     return f"{LTI_STUDENTS}{platform.id}:{sub}"
 
 
+@dataclass(frozen=True)
+class Launched:
+    """Where a launch comes from, and the course of ours it belongs to."""
+
+    platform: LtiPlatform
+    lms: claims.LmsCourse
+    binding: contexts.Binding
+
+
 def _linked_exercise(body: dict[str, Any]) -> str:
     """The exercise the resource link names (its custom parameter), or ""."""
     custom = body.get(CUSTOM_CLAIM) or {}
     return str(custom.get("exercise", "")) if isinstance(custom, dict) else ""
 
 
-def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> str:
+def _start_exercise(api: ApiProcess, launched: Launched, body: dict[str, Any]) -> str:
     slug = _linked_exercise(body)
     try:
         api.catalog.get(slug)
@@ -224,8 +237,9 @@ def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]
     sub = claims.user_id(body)
     grades = claims.grade_service(body)
     row = LtiLaunch(
-        platform_id=platform.id,
-        deployment_id=str(body.get(DEPLOYMENT_CLAIM, "")),
+        platform_id=launched.platform.id,
+        deployment_id=launched.lms.deployment_id,
+        context_id=launched.lms.context_id,
         user_id=sub,
         exercise=slug,
         lineitem_url=grades.lineitem_url,
@@ -233,20 +247,23 @@ def _start_exercise(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]
     )
     with api.database.session() as session:
         session.add(row)
-    who = LaunchSession(row.id, slug, student_id(platform, sub), platform.course_id)
+    # The student of the launch's course: the same LMS user in two courses is two students.
+    course_id = launched.binding.course_id
+    who = LaunchSession(row.id, slug, student_id(launched.platform, sub), course_id)
     token = who.sign(api.settings)
     # In the fragment: browsers never send it to a server (no Referer, no access logs).
     return f"/exercises/{slug}#{urlencode({'lti_session': token})}"
 
 
-def _open_dashboard(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> str:
-    """The course dashboard for the platform's course, opened at the link's exercise (when it
-    names one), with the staff session in the fragment like a student's."""
-    staff = StaffSession(platform.id, claims.user_id(body), platform.course_id)
+def _open_dashboard(api: ApiProcess, launched: Launched, body: dict[str, Any]) -> str:
+    """The dashboard of the launch's course, opened at the link's exercise (when it names one),
+    with the staff session in the fragment like a student's."""
+    binding = launched.binding
+    staff = StaffSession(
+        launched.platform.id, claims.user_id(body), binding.course_id, binding.context_row
+    )
     with api.database.session() as session:
-        course = session.get(Course, platform.course_id)
-        assert course is not None  # a platform's course is deleted with it
-        slug = course.slug
+        slug = session.get_one(Course, binding.course_id).slug
     exercise = _linked_exercise(body)
     query = f"?{urlencode({'exercise': exercise})}" if exercise else ""
     fragment = urlencode({"staff_session": staff.sign(api.settings)})

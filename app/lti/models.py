@@ -1,9 +1,11 @@
-"""Storage models of LTI 1.3: platform registrations, the tool's key, logins in flight, launches
-and the score posts that carry grades back. Same metadata as app.models; migration 0002."""
+"""Storage models of LTI 1.3: platform registrations, the LMS courses (contexts) bound to ours,
+the tool's key, logins in flight, launches and the score posts that carry grades back. Same
+metadata as app.models; migrations 0002 and 0009."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -15,12 +17,22 @@ from app.models import (
     OutboxMessage,
     UTCDateTime,
     new_id,
+    stored_enum,
     utcnow,
 )
 
 # Lengths of the columns that hold a platform's user ids and URLs (launches refuse longer ones).
 MAX_USER_ID = 255
 MAX_URL = 2048
+# Length of a context's id (longer ones are refused) and of its title and label (cut to it).
+MAX_CONTEXT_TEXT = 255
+
+
+class ContextPolicy(StrEnum):
+    """What a platform's launch from an LMS course (context) bound to none of ours gets."""
+
+    BOUND = "bound"  # refused: an operator binds contexts by hand (`autograder lti contexts`)
+    OWN = "own"  # a new course of its own, bound to that context by its first launch
 
 
 class LtiPlatform(Base):
@@ -30,9 +42,13 @@ class LtiPlatform(Base):
     __table_args__ = (UniqueConstraint("issuer", "client_id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    # Its launched students' submissions belong to this course (app.access).
+    # The course `autograder lti contexts bind` binds its contexts to when it names none (before
+    # contexts, every launch's course; launches now go to their context's course, LtiContext).
     course_id: Mapped[int] = mapped_column(
         ForeignKey("courses.id", ondelete="CASCADE"), default=DEFAULT_COURSE_ID
+    )
+    context_policy: Mapped[ContextPolicy] = mapped_column(
+        stored_enum(ContextPolicy), default=ContextPolicy.BOUND, server_default="bound"
     )
     issuer: Mapped[str] = mapped_column(String(255))
     client_id: Mapped[str] = mapped_column(String(255))
@@ -42,6 +58,27 @@ class LtiPlatform(Base):
     auth_token_url: Mapped[str] = mapped_column(String(MAX_URL))
     key_set_url: Mapped[str] = mapped_column(String(MAX_URL))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class LtiContext(Base):
+    """An LMS course a platform launches from (the launch's context claim), per deployment: bound
+    to one of our courses, or seen and refused (`course_id` None). Its title and label are the
+    last launch's, so an operator recognises it (`autograder lti contexts list`)."""
+
+    __tablename__ = "lti_contexts"
+    __table_args__ = (UniqueConstraint("platform_id", "deployment_id", "context_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
+    deployment_id: Mapped[str] = mapped_column(String(255))
+    context_id: Mapped[str] = mapped_column(String(MAX_CONTEXT_TEXT))
+    course_id: Mapped[int | None] = mapped_column(ForeignKey("courses.id", ondelete="SET NULL"))
+    title: Mapped[str] = mapped_column(String(MAX_CONTEXT_TEXT), default="")
+    label: Mapped[str] = mapped_column(String(MAX_CONTEXT_TEXT), default="")
+    # Launches refused while it was bound to no course.
+    refused_launches: Mapped[int] = mapped_column(Integer, default=0)
+    last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)  # None: never launched
+    bound_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class LtiToolKey(Base):
@@ -76,6 +113,8 @@ class LtiLaunch(Base):
     id: Mapped[str] = mapped_column(String(26), primary_key=True, default=new_id)
     platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
     deployment_id: Mapped[str] = mapped_column(String(255))
+    # The context claim's id (None: a launch stored before contexts were recorded, migration 0009).
+    context_id: Mapped[str | None] = mapped_column(String(MAX_CONTEXT_TEXT))
     user_id: Mapped[str] = mapped_column(String(MAX_USER_ID))  # the platform's `sub`
     exercise: Mapped[str] = mapped_column(String(100))
     # The AGS claim: the line item's URL and the scopes granted (none: no grade passback).

@@ -41,6 +41,12 @@ class Remedy(Enum):
         "Nothing is wrong with your work: the course's link to the grader, or the grader, "
         "needs fixing. Tell your instructor, with the reference below.",
     )
+    NOT_LINKED = (
+        "This course is not linked to the grader",
+        "The grader serves the courses it was linked to, and your course is not one of them yet. "
+        "If you are a student, tell your instructor; if you teach this course, ask whoever runs "
+        "the grader to link it. Give them the reference below.",
+    )
     WAIT = (
         "Too many exercises are being opened",
         "Many exercises were opened from your network just now. Wait a minute, then go back to "

@@ -17,7 +17,7 @@ from app.commands import CommandRefused
 from app.courses import course_named
 from app.db import Database
 from app.lti.adapters import LtiRequest
-from app.lti.models import LtiPlatform
+from app.lti.models import ContextPolicy, LtiPlatform
 from app.lti.tool_key import ToolKey
 from app.settings import ORIGIN_PATTERN, is_loopback_host
 
@@ -59,9 +59,12 @@ def add_platform(  # noqa: PLR0917 (each is a field of the registration)
     key_set_url: str,
     *,
     course: str = "default",
+    context_policy: ContextPolicy = ContextPolicy.BOUND,
 ) -> LtiPlatform:
-    """Store a registration, or update the one with this issuer and client id; its launched
-    students' submissions belong to `course`."""
+    """Store a registration, or update the one with this issuer and client id. Its launches go
+    to the courses their LMS courses are bound to (app.lti.contexts): `course` is the one an
+    operator binds to unless told otherwise; `context_policy` says what an LMS course bound to
+    none gets."""
     for what, url in (
         ("the issuer", issuer),
         ("the authorization URL", auth_login_url),
@@ -77,6 +80,7 @@ def add_platform(  # noqa: PLR0917 (each is a field of the registration)
         row = LtiPlatform(issuer=issuer, client_id=client_id)
         session.add(row)
     row.course_id = course_id
+    row.context_policy = context_policy
     row.deployment_ids = sorted(set(deployment_ids))
     row.auth_login_url = auth_login_url
     row.auth_token_url = auth_token_url

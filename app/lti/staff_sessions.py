@@ -25,10 +25,18 @@ def is_staff_token(credential: str) -> bool:
 class StaffSession:
     platform_id: int
     user_id: str  # the platform's `sub` of the instructor or TA
-    course_id: int  # the course of the platform that launched them
+    course_id: int  # the course their LMS course is bound to
+    # Their LMS course's row in lti_contexts (app.lti.contexts). Required: a session handed out
+    # before launches were bound to LMS courses (any instructor of the platform got one) is void.
+    context_row: int
 
     def sign(self, settings: AppSettings) -> str:
-        claims = {"pid": self.platform_id, "sub": self.user_id, "course": self.course_id}
+        claims = {
+            "pid": self.platform_id,
+            "sub": self.user_id,
+            "course": self.course_id,
+            "ctx": self.context_row,
+        }
         expires_at = time.time() + settings.lti_session_ttl_s
         return STAFF_TOKEN_PREFIX + sign(settings, _PURPOSE, claims, expires_at)
 
@@ -36,6 +44,8 @@ class StaffSession:
     def verify(cls, settings: AppSettings, token: str) -> StaffSession:
         claims = verify(settings, _PURPOSE, token.removeprefix(STAFF_TOKEN_PREFIX))
         try:
-            return cls(int(claims["pid"]), str(claims["sub"]), int(claims["course"]))
+            return cls(
+                int(claims["pid"]), str(claims["sub"]), int(claims["course"]), int(claims["ctx"])
+            )
         except (KeyError, TypeError, ValueError) as error:
             raise InvalidToken(f"malformed staff session: {error}") from None

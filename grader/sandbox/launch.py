@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from grader.sandbox.cpus import running_children
 from grader.sandbox.interface import Layer
 
 # The warm process's entire environment: nothing of ours (no AUTOGRADER_* secret, no database URL,
@@ -44,7 +45,9 @@ PROCESS_LAYERS = (
 
 
 class Slots:
-    """Numbered places for runs at once; each slot has its own uid and its own spare child."""
+    """Numbered places for runs at once; each slot has its own uid and its own spare child.
+    A slot is handed out with a CPU to run on (`cpus.running_children`): a run that would find
+    none waits here, before its clock starts."""
 
     def __init__(self, count: int) -> None:
         self.count = count
@@ -56,7 +59,8 @@ class Slots:
     def take(self) -> Iterator[int]:
         slot = self._free.get()
         try:
-            yield slot
+            with running_children():
+                yield slot
         finally:
             self._free.put(slot)
 

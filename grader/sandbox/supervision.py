@@ -3,10 +3,19 @@
 `supervise` sends the job, reads events until the run is over or the deadline passes, and the
 caller kills the process group; the ending is classified from what the supervisor saw (events,
 exit status, signals), never from the child's word.
+
+The wall-clock limit is there for code that does not use the CPU (a sleep, a deadlock): the CPU
+limit (RLIMIT_CPU) stops code that does. So the time a child spent waiting for a CPU that a busy
+machine did not give it does not count against its wall limit (`Deadline`): its deadline moves
+on by that time, up to `STARVED_CEILING` times the wall limit. A loop then ends at its CPU limit
+(the student's time-out) however busy the machine, and correct code finishes. A run still short
+of its wall time at that ceiling was starved: the platform's problem, never the student's
+(`Execution.starved`; the grader runs it again later).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -20,6 +29,14 @@ from grader.sandbox.protocol import Event, ExitCode, Finished, decode_event, enc
 from grader.sandbox.transcript import Transcript
 
 EXIT_GRACE_S = 5.0  # for a process told to exit, before it is killed
+# How long a starved run may last, in wall limits: enough for a loop that gets an eighth of a CPU
+# to reach its CPU limit (half the wall limit in every exercise, plus up to a second of
+# RLIMIT_CPU's rounding), short enough that a grading slot is not held for long by a machine
+# that cannot run it.
+STARVED_CEILING = 5.0
+# The shortest move of a deadline: a child that keeps waiting for a CPU is not asked again
+# every few microseconds.
+_SHORTEST_EXTENSION_S = 0.1
 _RECEIVE_BYTES = 1 << 20
 
 Ending = tuple[Termination, str]
@@ -69,32 +86,72 @@ def run_queue_delay_s(pid: int) -> float | None:
 def supervise(child: Child, job: Job) -> Execution:
     """Send `job` to `child`, follow its events to the end, kill it, and say how the run ended."""
     transcript = Transcript(job)
-    deadline = time.monotonic() + job.limits.wall_s
+    deadline = Deadline(child, job.limits.wall_s)
     ending = _converse(child.channel, job, transcript, deadline)
     if ending is None:  # the channel closed before the run was over: the exit says why
         ending = _ending_after_hangup(child, job, deadline)
-    starved = ending[0] is Termination.TIMEOUT and _starved(child, job)
+    starved = ending[0] is Termination.TIMEOUT and deadline.starved and _still_running(child)
     child.kill()
     return transcript.execution(*ending, starved=starved)
 
 
-def _starved(child: Child, job: Job) -> bool:
-    """Whether a run that hit the wall-clock limit lost it to a busy machine: it waited for a
-    CPU for half its wall time at least, and for longer than the wall limit's slack beyond the
-    CPU limit, so code within its CPU limit would have finished had it had a CPU. A `sleep` or
-    a deadlock waits on no CPU, and a busy loop on a quiet machine hardly."""
+class Deadline:
+    """When a run is out of wall-clock time: once `wall_s` have passed that the child did not
+    spend waiting for a CPU, or at the ceiling (`STARVED_CEILING` times `wall_s`), whichever
+    comes first. Where the kernel does not say how long the child waited, after `wall_s`."""
+
+    def __init__(self, child: Child, wall_s: float) -> None:
+        self._child = child
+        self._wall_s = wall_s
+        self._started = time.monotonic()
+        self._waited_before = child.cpu_wait_s()  # a spare child waited a little before its job
+        self._at = self._started + wall_s
+        self._ceiling = self._started + wall_s * STARVED_CEILING
+        self.starved = False  # it stopped at the ceiling with wall time left: the machine's doing
+
+    def remaining(self) -> float:
+        """Seconds left; raises TimeoutError once there are none."""
+        left = self._at - time.monotonic()
+        if left <= 0:
+            left = self._extend()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+    def _extend(self) -> float:
+        """Move the deadline on by the time the child waited for a CPU so far; returns the
+        seconds now left (none: out of time)."""
+        now = time.monotonic()
+        waited = self._waited_s()
+        if waited is None:
+            return 0.0
+        unused = self._wall_s - (now - self._started - waited)  # its own time left, waits aside
+        if unused <= 0:
+            return 0.0
+        if now >= self._ceiling:
+            self.starved = True
+            return 0.0
+        self._at = min(now + max(unused, _SHORTEST_EXTENSION_S), self._ceiling)
+        return self._at - now
+
+    def _waited_s(self) -> float | None:
+        waited = self._child.cpu_wait_s()
+        if waited is None or self._waited_before is None:
+            return None
+        return waited - self._waited_before
+
+
+def _still_running(child: Child) -> bool:
+    """Whether the child is still running (a child that ended by itself as the deadline passed
+    hit its CPU limit: its exit says so, not the clock)."""
     try:
-        if child.wait(0) is not None:  # it ended by itself: the CPU limit, not the wall clock
-            return False
+        return child.wait(0) is None
     except ChildLost:  # its warm process died: nothing is left to ask
         return False
-    waited = child.cpu_wait_s()
-    limits = job.limits
-    return waited is not None and waited >= max(limits.wall_s - limits.cpu_s, limits.wall_s / 2)
 
 
 def _converse(
-    channel: socket.socket, job: Job, transcript: Transcript, deadline: float
+    channel: socket.socket, job: Job, transcript: Transcript, deadline: Deadline
 ) -> Ending | None:
     try:
         _send(channel, encode_job(job), deadline)
@@ -111,7 +168,7 @@ def _converse(
 
 
 def _follow(
-    channel: socket.socket, job: Job, transcript: Transcript, deadline: float
+    channel: socket.socket, job: Job, transcript: Transcript, deadline: Deadline
 ) -> Ending | None:
     """Read events until the run is settled (its ending) or the channel closes (None)."""
     reader = FrameReader(MAX_EVENT_HEADER, job.limits.output_bytes)
@@ -134,21 +191,19 @@ def _take(event: Event, transcript: Transcript) -> Ending | None:
     return None if settled is None else (settled, "")
 
 
-def _send(channel: socket.socket, data: bytes, deadline: float) -> None:
-    channel.settimeout(_remaining(deadline))
-    channel.sendall(data)
+def _send(channel: socket.socket, data: bytes, deadline: Deadline) -> None:
+    unsent = memoryview(data)
+    while unsent:  # `send`, not `sendall`: a timed-out `sendall` does not say what it sent
+        channel.settimeout(deadline.remaining())
+        with contextlib.suppress(TimeoutError):  # that deadline passed: it may have moved on
+            unsent = unsent[channel.send(unsent) :]
 
 
-def _receive(channel: socket.socket, deadline: float) -> bytes:
-    channel.settimeout(_remaining(deadline))
-    return channel.recv(_RECEIVE_BYTES)
-
-
-def _remaining(deadline: float) -> float:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError
-    return left
+def _receive(channel: socket.socket, deadline: Deadline) -> bytes:
+    while True:
+        channel.settimeout(deadline.remaining())
+        with contextlib.suppress(TimeoutError):  # that deadline passed: it may have moved on
+            return channel.recv(_RECEIVE_BYTES)
 
 
 def _memory_exhausted(event: Event) -> str | None:
@@ -162,13 +217,14 @@ def _memory_exhausted(event: Event) -> str | None:
     return None
 
 
-def _ending_after_hangup(child: Child, job: Job, deadline: float) -> Ending:
+def _ending_after_hangup(child: Child, job: Job, deadline: Deadline) -> Ending:
     try:
-        status = child.wait(max(deadline - time.monotonic(), 0.0))
+        while (status := child.wait(deadline.remaining())) is None:
+            pass
+    except TimeoutError:
+        return Termination.TIMEOUT, "closed its channel and kept running past the wall-clock limit"
     except ChildLost as lost:
         return Termination.CRASHED, str(lost)
-    if status is None:
-        return Termination.TIMEOUT, "closed its channel and kept running past the wall-clock limit"
     return classify_exit(status, job)
 
 

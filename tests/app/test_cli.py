@@ -115,8 +115,8 @@ def test_lti_add_platform_stores_a_registration_and_updates_it(tmp_path: Path) -
 
     listed = run("lti", "platforms", "list", env=env).stdout.splitlines()
     assert listed == [
-        "id\tissuer\tclient\tdeployments",
-        "1\thttps://canvas.test\t10000000000001\t1:abc,2:def",
+        "id\tissuer\tclient\tdeployments\tcontexts",
+        "1\thttps://canvas.test\t10000000000001\t1:abc,2:def\tbound",
     ]
     assert run("lti", "platforms", "remove", "7", env=env).returncode == 2
     assert run("lti", "platforms", "remove", "1", env=env).returncode == 0

@@ -13,6 +13,7 @@ import pytest
 from grader.catalog import Catalog
 from grader.proof import Proof
 from grader.proof_cli import prove_catalog, render_proof
+from grader.proof_warnings import lenient_hidden_tests
 from grader.report import Report, ReportStatus, TestStatus
 from grader.settings import GraderSettings
 
@@ -35,6 +36,23 @@ def mistake_report(proof: Proof, name: str) -> Report:
 @pytest.mark.parametrize("slug", CATALOG.slugs())
 def test_the_exercise_proves_itself(proofs: dict[str, Proof], slug: str) -> None:
     assert proofs[slug].holds, render_proof(proofs[slug])
+
+
+def test_no_hidden_test_gives_points_to_a_mistake_every_visible_test_catches(
+    proofs: dict[str, Proof],
+) -> None:
+    """Only the promised one-head tests do: with one head, mixing or concatenating the heads is
+    no mistake. A test of one token did, for every mistake of the attention itself."""
+    lenient = {
+        (slug, test): names
+        for slug, proof in proofs.items()
+        for test, names in lenient_hidden_tests(proof.exercise.spec.tests, proof.mistakes).items()
+    }
+    assert lenient == {
+        ("fused-qkv-attention", "one head, causal mask"): ["block_qkv_layout", "heads_mixed"],
+        (SEED_EXERCISE, "one head"): ["concat_along_sequence", "full_size_heads"],
+        ("numpy-multi-head-attention", "one head"): ["concat_along_batch"],
+    }
 
 
 def test_a_missing_mask_also_breaks_the_causality_property(proofs: dict[str, Proof]) -> None:

@@ -231,16 +231,24 @@ def test_starter_compiles_and_defines_the_entry_point(slug: str) -> None:
     assert callable(namespace[found.spec.entry_point])
 
 
+# The input that holds the keys, where it is not the first.
+KEYS_INPUT = {"scaled-dot-product-attention": 1, "torch-multihead-parity": 1}
+
+
+def shape_of(test: TestCaseSpec, position: int) -> tuple[int, ...]:
+    spec = test.inputs[position]
+    while isinstance(spec, SameAs):
+        spec = test.inputs[spec.same_as]
+    assert isinstance(spec, RandomTensor)
+    return spec.shape
+
+
 @pytest.mark.parametrize("slug", SLUGS)
-def test_tests_span_batch_1_and_context_length_1(slug: str) -> None:
-    first_shapes = [
-        spec.shape
-        for test in exercise(slug).spec.tests
-        for spec in test.inputs[:1]
-        if isinstance(spec, RandomTensor)
-    ]
-    assert any(shape[0] == 1 for shape in first_shapes)
-    assert any(shape[-2] == 1 for shape in first_shapes)
+def test_tests_span_batch_1_and_every_test_attends_over_two_keys_or_more(slug: str) -> None:
+    """Over one key the softmax is 1: a test of one token passes code with no attention."""
+    tests = exercise(slug).spec.tests
+    assert any(shape_of(test, 0)[0] == 1 for test in tests)
+    assert all(shape_of(test, KEYS_INPUT.get(slug, 0))[-2] >= 2 for test in tests)
 
 
 # --- Each reference against an independent computation -------------------------------------

@@ -166,16 +166,55 @@ def test_a_property_not_checked_says_so_once_in_the_text() -> None:
     assert "not checked" not in text
 
 
-@pytest.mark.parametrize("run", ["visible", "hidden"])
-def test_a_time_out_on_a_busy_machine_is_the_platform_s_fault(run: str) -> None:
+def test_a_visible_run_the_machine_starved_is_the_platform_s_fault() -> None:
     tests = plan().tests
     starved = Execution(Termination.TIMEOUT, {}, interrupted_call=tests[0].call.id, starved=True)
     completed = Execution(Termination.COMPLETED, every_call_passing())
-    visible, hidden = (starved, completed) if run == "visible" else (completed, starved)
-    report = judge(plan(), visible, HiddenRun(first_sets(), hidden))
-    assert report.status is ReportStatus.ERROR
+    report = judge(plan(), starved, HiddenRun(first_sets(), completed))
+    assert report.status is ReportStatus.ERROR and report.score == 0
     assert "too busy" in report.message and "submit it again" in report.message
+    assert all(test.status is TestStatus.ERROR for test in report.tests)
     assert all("not your code" in test.message for test in report.tests)
+
+
+def starved_hidden(outcomes: dict[str, CallOutcome]) -> Report:
+    """The report of a visible run that completed with every call passing, beside a hidden run
+    that the machine starved after it reported `outcomes`."""
+    visible = Execution(Termination.COMPLETED, every_call_passing())
+    hidden = Execution(Termination.TIMEOUT, outcomes, starved=True)
+    return judge(plan(), visible, HiddenRun(first_sets(), hidden))
+
+
+def test_a_starved_hidden_run_keeps_the_visible_verdicts_and_says_only_it_did_not_run() -> None:
+    report = starved_hidden({})
+    assert report.status is ReportStatus.ERROR  # the platform's fault: no attempt, no score
+    assert (
+        "grader failed to run the hidden tests" in report.message and "too busy" in report.message
+    )
+    visible = [test for test in report.tests if test.visibility.value == "visible"]
+    hidden = [test for test in report.tests if test.visibility.value == "hidden"]
+    assert visible and all(test.status is TestStatus.PASSED for test in visible)
+    assert report.score == 0  # not graded, as every error report: its score counts nowhere
+    assert f"Not graded; {len(visible)} of {len(visible)} visible tests passed" in report.message
+    assert {p.status.value for p in report.properties} == {"passed"}
+    assert hidden and all(test.status is TestStatus.ERROR for test in hidden)
+    assert {test.message for test in hidden} == {
+        "hidden test: not run, the machine was too busy (a grader fault, not your code)"
+    }
+
+
+def test_a_starved_hidden_run_says_the_same_however_far_it_got() -> None:
+    """Which hidden calls finished before the machine stopped it, and with what, depends on the
+    hidden inputs: none of it may reach the report."""
+    hidden_tests = [test for test in plan().tests if not test.visible]
+    wrong = {test.spec.name: shifted(test, 0.5) for test in hidden_tests}
+    right = {
+        name: dataclasses.replace(outcome, outputs=first_sets()[name].expected)
+        for name, outcome in wrong.items()
+    }
+    reports = [starved_hidden(outcomes) for outcomes in ({}, wrong, right)]
+    dumps = [report.model_dump(exclude={"duration_ms"}) for report in reports]
+    assert dumps[0] == dumps[1] == dumps[2]
 
 
 @pytest.mark.parametrize(

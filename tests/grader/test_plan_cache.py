@@ -4,14 +4,17 @@ the file is the secret's alone and a tampered one is never read."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import shutil
 import stat
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 import numpy as np
 import pytest
 from grader_support import SLUG, plan
 
+from grader import inputs
 from grader.catalog import Catalog
 from grader.contract import Call, OutputValue
 from grader.plan import HIDDEN_INPUT_SETS, ExercisePlan
@@ -134,6 +137,26 @@ def test_another_secret_misses(cache: PlanCache, tmp_path: Path) -> None:
 def test_another_torch_version_misses(cache: PlanCache, monkeypatch: pytest.MonkeyPatch) -> None:
     cache.store(plan())
     monkeypatch.setattr("grader.plan_cache._installed", lambda distribution: "0.0-other")
+    assert cache.load(plan().exercise) is None
+
+
+def test_a_plan_whose_inputs_older_code_drew_misses(
+    cache: PlanCache, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The key covers the code that draws the inputs: once that changes (torch's generator gave
+    way to PCG64 under the whole hidden seed), no plan drawn the old way is served, with no
+    version raised by hand."""
+    cache.store(plan())
+    changed = tmp_path / "inputs.py"
+    changed.write_text(Path(inputs.__file__).read_text() + "# drawn another way\n")
+    find_spec = importlib.util.find_spec
+
+    def found(name: str, package: str | None = None) -> ModuleSpec | None:
+        if name == inputs.__name__:
+            return importlib.util.spec_from_file_location(name, changed)
+        return find_spec(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", found)
     assert cache.load(plan().exercise) is None
 
 

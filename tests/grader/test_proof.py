@@ -128,6 +128,30 @@ def test_each_problem_gets_a_line_naming_its_file(exercises: Path, run: Run) -> 
     assert code == 1
 
 
+@pytest.mark.slow
+def test_a_hidden_test_that_mistakes_pass_is_a_warning_naming_both(
+    exercises: Path, run: Run
+) -> None:
+    folder = copy_of_the_exercise(exercises)
+    with (folder / "exercise.toml").open("a", encoding="utf-8") as spec:  # a softmax over 1 key
+        spec.write('[[tests]]\nname = "one token"\nvisibility = "hidden"\ninputs = [')
+        spec.write("{ shape = [2, 1, 8] }, { shape = [2, 1, 8] }, { shape = [2, 1, 8] }]\n")
+
+    code, out, _ = run("check-exercise", SLUG)
+
+    warnings = [line for line in out.splitlines() if line.startswith("warning ")]
+    assert (
+        f"warning exercises/{SLUG}/exercise.toml: hidden test 'one token' gives its points to "
+        "known mistakes that fail every visible test (missing_scaling, scaled_by_d_k): give it a "
+        "case they get wrong (at least two tokens where it is about attention), unless it keeps "
+        "a promise they are right on"
+    ) in warnings
+    # boolean_keep_mask passes it too, and the visible tests without a mask: not warned of.
+    assert not any("boolean_keep_mask" in line and "hidden test" in line for line in warnings)
+    assert re.search(r"^  boolean_keep_mask +( [x.]  ){12} \.  ", out, re.MULTILINE)
+    assert (problems(out), code) == ([], 0)
+
+
 def test_an_invalid_mistakes_file_exits_2_before_grading(exercises: Path, run: Run) -> None:
     copy_of_the_exercise(exercises, {"boolean_keep_mask": "Not A Code"})
     code, out, err = run("check-exercise", "--all")

@@ -1,9 +1,12 @@
 """How `Grader.grade` runs a submission: visible and hidden tests in runs of their own, at once
-where the sandbox allows it, and no hidden run for a source refused before running."""
+where the sandbox allows it, no hidden run for a source refused before running, and a run the
+machine starved run again."""
 
 from __future__ import annotations
 
 import threading
+
+import pytest
 
 from grader.catalog import Catalog
 from grader.contract import Execution, Job, Termination, Violation
@@ -60,3 +63,51 @@ def test_one_at_a_time_a_refused_source_gets_no_hidden_run() -> None:
     assert report.status is ReportStatus.REJECTED
     (job,) = sandbox.jobs
     assert not {call.id for call in job.calls} & hidden_names()
+
+
+class StarvingSandbox:
+    """Runs one job at a time; the machine starves the first `starved` runs of the visible or
+    the hidden job (`which`), and every other run completes having reported nothing."""
+
+    parallel_runs = 1
+
+    def __init__(self, which: str, starved: int) -> None:
+        self.which = which
+        self.starved = starved
+        self.jobs: list[Job] = []
+
+    def run(self, job: Job) -> Execution:
+        self.jobs.append(job)
+        hidden = bool({call.id for call in job.calls} & hidden_names())
+        if (self.which == "hidden") is hidden and self.starved:
+            self.starved -= 1
+            return Execution(Termination.TIMEOUT, {}, starved=True)
+        return Execution(Termination.COMPLETED, {})
+
+    def layers(self) -> list[Layer]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+def grade_starving(which: str, starved: int) -> tuple[ReportStatus, list[Job]]:
+    sandbox = StarvingSandbox(which, starved)
+    grader = Grader(CATALOG, sandbox, "runner", starved_retry_pauses_s=(0.0, 0.0))
+    return grader.grade(SLUG, "source").status, sandbox.jobs
+
+
+@pytest.mark.parametrize("which", ["visible", "hidden"])
+def test_a_run_the_machine_starved_is_run_again_and_judged_on_its_code(which: str) -> None:
+    status, jobs = grade_starving(which, starved=2)
+    assert status is ReportStatus.FAILED  # the code's verdict: it reported nothing
+    assert len(jobs) == 4
+    runs = [id(job) for job in jobs]  # the same job again: a hidden run keeps its input set
+    assert sorted(runs.count(job) for job in set(runs)) == [1, 3]
+
+
+@pytest.mark.parametrize("which", ["visible", "hidden"])
+def test_a_run_still_starved_after_every_retry_is_the_platform_s_fault(which: str) -> None:
+    status, jobs = grade_starving(which, starved=99)
+    assert status is ReportStatus.ERROR
+    assert len(jobs) == 4  # the first try and one per pause: no more

@@ -35,6 +35,7 @@ def test_a_minimal_exercise_validates() -> None:
         ({"slug": "Not A Slug"}, "slug"),
         ({"tests": [MINIMAL["tests"][0], MINIMAL["tests"][0]]}, "unique"),
         ({"tests": [{"name": "a", "inputs": [{"shape": [2]}]}] * 2}, "needs a seed"),
+        ({"tests": [{"name": n, "seed": -1, "inputs": [{"shape": [2]}]} for n in "ab"]}, "seed"),
         ({"kind": "function", "weights": "grader"}, "no weights"),
         ({"unknown_key": 1}, "Extra inputs"),
     ],

@@ -7,12 +7,9 @@ as an exception: those tests drive the supervisor with a scripted child on a soc
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
-import os
 import socket
 import struct
-import subprocess
 import threading
 from typing import Any
 
@@ -54,7 +51,7 @@ from grader.sandbox.protocol import (
     encode_event,
     encode_job,
 )
-from grader.sandbox.supervision import ExitStatus, run_queue_delay_s, supervise
+from grader.sandbox.supervision import ExitStatus, supervise
 from grader.sandbox.transcript import Transcript
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -386,44 +383,3 @@ def run_scripted(script: bytes) -> Execution:
         return supervise(child, JOB)
     finally:
         child.close()
-
-
-class SilentChild:
-    """A child that never answers and never ends, having waited `waited_s` for a CPU."""
-
-    def __init__(self, waited_s: float | None) -> None:
-        self.channel, self._peer = socket.socketpair()
-        self.waited_s = waited_s
-
-    def kill(self) -> None:
-        self._peer.close()
-
-    def wait(self, timeout: float) -> ExitStatus | None:
-        return None
-
-    def cpu_wait_s(self) -> float | None:
-        return self.waited_s
-
-
-@pytest.mark.parametrize(
-    ("waited_s", "starved"), [(None, False), (0.0, False), (0.09, False), (0.1, True)]
-)
-def test_a_time_out_is_the_machine_s_when_the_child_waited_for_a_cpu_most_of_the_time(
-    waited_s: float | None, starved: bool
-) -> None:
-    job = dataclasses.replace(JOB, limits=SandboxLimits(wall_s=0.2, cpu_s=0.1))
-    child = SilentChild(waited_s)
-    try:
-        execution = supervise(child, job)
-    finally:
-        child.channel.close()
-    assert execution.termination is Termination.TIMEOUT
-    assert execution.starved is starved
-
-
-def test_the_kernel_counts_how_long_a_process_waited_for_a_cpu() -> None:
-    waited = run_queue_delay_s(os.getpid())
-    assert waited is not None and waited >= 0
-    child = subprocess.Popen(["true"])
-    child.wait()
-    assert run_queue_delay_s(child.pid) is None  # gone: nothing to read

@@ -30,7 +30,7 @@ EXERCISES = ROOT / "exercises"
 SEED = "multi-headed-self-attention"
 PARITY = "torch-multihead-parity"
 
-# Acts on what only a hidden test has (a context of length 1, one head, 9 tokens: see the seed
+# Acts on what only a hidden test has (a context of length 2, one head, 9 tokens: see the seed
 # exercise's hidden tests), through every channel a run has.
 LEAKY = """
 import torch
@@ -46,7 +46,7 @@ class MultiHeadedSelfAttention(nn.Module):
         B, T, C = embedded.shape
         print("inputs", embedded.flatten()[:4].tolist())
         first = float(embedded.flatten()[0])
-        if T == 1:
+        if T == 2:
             raise ValueError(f"hidden input {first}")
         if self.heads == 1:
             getattr(torch, str(first))  # a refusal, under a name made of the input
@@ -82,8 +82,9 @@ def graders() -> Iterator[tuple[Grader, Grader]]:
         sandbox.close()
 
 
+CORRECT = (EXERCISES / SEED / "solutions/neetcode_common_answer.py").read_text()
 SUBMITTED = {
-    "correct": (SEED, (EXERCISES / SEED / "solutions/neetcode_common_answer.py").read_text()),
+    "correct": (SEED, CORRECT),
     "a common mistake": (SEED, (EXERCISES / SEED / "mistakes/missing_scaling.py").read_text()),
     "leaky": (SEED, LEAKY),
     "printing its seed, with grader-drawn weights": (
@@ -130,3 +131,25 @@ def test_no_seed_of_a_hidden_input_reaches_the_submission(graders: tuple[Grader,
         for index in range(HIDDEN_INPUT_SETS)
     }
     assert not any(seed in printed for seed in seeds)
+
+
+WRONG_ATTENTION = {
+    "no attention at all: each head is its value_gen(x)": CORRECT.replace(
+        "return scores @ v", "return v"
+    ),
+    **{
+        name: (EXERCISES / SEED / f"mistakes/{name}.py").read_text()
+        for name in ("no_causal_mask", "missing_scaling", "softmax_over_queries")
+    },
+}
+
+
+@pytest.mark.parametrize("name", WRONG_ATTENTION)
+def test_code_wrong_in_its_attention_earns_no_hidden_point(
+    graders: tuple[Grader, Grader], name: str
+) -> None:
+    # A hidden test of one token passed them all: a softmax over one key is 1.
+    grader, _ = graders
+    report = grader.grade(SEED, WRONG_ATTENTION[name])
+    hidden = [test for test in report.tests if test.visibility.value == "hidden"]
+    assert hidden and not [test.name for test in hidden if test.status is TestStatus.PASSED]

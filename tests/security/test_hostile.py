@@ -317,25 +317,31 @@ def secret_holder() -> Iterator[None]:
 
 
 class CaseSandbox:
-    """The real sandbox, run with the limits of the case at hand, keeping what each run ended in:
-    the visible tests' run first, then the hidden tests'."""
+    """The real sandbox, run with the limits of the case at hand, keeping each job and what its
+    run ended in: the visible tests' job first, then the hidden tests' (a job the machine
+    starved comes again, run once more by the grader)."""
 
     def __init__(self, inner: ForkServerSandbox) -> None:
         self.inner = inner
         self.limits = TIGHT
         self.forbidden: tuple[str, ...] | None = None
-        self.executions: list[Execution] = []
+        self.runs: list[tuple[Job, Execution]] = []
 
     def start(self, limits: SandboxLimits, forbidden: tuple[str, ...] | None = None) -> None:
-        self.limits, self.forbidden, self.executions = limits, forbidden, []
+        self.limits, self.forbidden, self.runs = limits, forbidden, []
 
     def run(self, job: Job) -> Execution:
         policy = job.policy
         if self.forbidden is not None:
             policy = dataclasses.replace(policy, forbidden=self.forbidden)
         execution = self.inner.run(dataclasses.replace(job, limits=self.limits, policy=policy))
-        self.executions.append(execution)
+        self.runs.append((job, execution))
         return execution
+
+    def visible(self) -> Execution:
+        """How the visible tests' run ended, the last time it was run."""
+        first = self.runs[0][0]
+        return [execution for job, execution in self.runs if job is first][-1]
 
     @property
     def parallel_runs(self) -> int:
@@ -378,7 +384,7 @@ def run(grader: Grader, sandbox: CaseSandbox, case: Case) -> tuple[Execution, Re
     has one) in place of the exercise's: its report, and how the visible tests' run ended."""
     sandbox.start(case.limits, case.forbidden)
     report = grader.grade(case.slug, (CORPUS / f"{case.file}.py").read_text())
-    visible = sandbox.executions[0]
+    visible = sandbox.visible()
     sandbox.start(TIGHT)  # for the next submission
     return visible, report
 

@@ -33,11 +33,15 @@ from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
 
 from app.db import Database
+from app.lti.contexts import bind
+from app.lti.models import ContextPolicy
 from app.lti.registrations import add_platform
 
 ISSUER = "https://lms.test"
 CLIENT_ID = "autograder-client"
 DEPLOYMENT_ID = "deployment-1"
+# The LMS course the platform launches from unless a test says otherwise: `register` binds it.
+CONTEXT_ID = "course-1"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 
 
@@ -63,6 +67,10 @@ class NextLaunch:
     kind: str = "resource"  # or "deep-link"
     user_id: str = "student-42"
     exercise: str = ""
+    # The LMS course it comes from (the context claim).
+    context_id: str = CONTEXT_ID
+    context_title: str = "Deep learning"
+    context_label: str = "DL101"
     # A faulty or hostile platform: the id_token without `exp`, claims replaced (None: left
     # out), and where a deep-linking answer goes (None: the platform's own return endpoint).
     expires: bool = True
@@ -143,7 +151,11 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):  # type: ignore[misc]
             else ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"],
             full_name="Ada Student",
         )
-        self.set_launch_context_claim("course-1", context_title="Deep learning")
+        self.set_launch_context_claim(
+            launch.context_id,
+            context_title=launch.context_title,
+            context_label=launch.context_label,
+        )
         if launch.kind == "deep-link":
             return_url = launch.deep_link_return_url or f"{self._platform.url}/deep-link-return"
             self.set_dl(return_url, accept_types={"ltiResourceLink"})
@@ -250,8 +262,14 @@ def register(tool: TestClient, platform: Platform) -> None:
     register_in(tool.app.state.api.database, platform)  # type: ignore[attr-defined]
 
 
-def register_in(database: Database, platform: Platform, course: str = "default") -> int:
-    """`register`, into a database the tool runs on elsewhere; returns the platform's id."""
+def register_in(
+    database: Database,
+    platform: Platform,
+    course: str = "default",
+    contexts: ContextPolicy = ContextPolicy.BOUND,
+) -> int:
+    """`register`, into a database the tool runs on elsewhere, with the LMS course CONTEXT_ID
+    bound to `course` (`autograder lti contexts bind`); returns the platform's id."""
     with database.session() as session:
         row = add_platform(
             session,
@@ -262,8 +280,10 @@ def register_in(database: Database, platform: Platform, course: str = "default")
             f"{platform.url}/token",
             f"{platform.url}/jwks",
             course=course,
+            context_policy=contexts,
         )
         session.flush()
+        bind(session, row.id, CONTEXT_ID, course=course)
         return row.id
 
 
@@ -295,9 +315,9 @@ def post_launch(tool: TestClient, form: LaunchForm) -> Any:
     )
 
 
-def launch_over_http(tool: httpx.Client, platform: Platform) -> str:
-    """The platform's next launch of a tool served over HTTP, up to the tool's redirect after
-    the launch; returns where it sends the browser."""
+def post_launch_over_http(tool: httpx.Client, platform: Platform) -> httpx.Response:
+    """The platform's next launch of a tool served over HTTP: the login, the platform's auth
+    endpoint, and the tool's answer to the launch's post."""
     base = str(tool.base_url).rstrip("/")
     login = urlparse(platform.login_url(f"{base}/lti/login", "hint"))
     answer = tool.get(f"{login.path}?{login.query}", follow_redirects=False)
@@ -306,12 +326,17 @@ def launch_over_http(tool: httpx.Client, platform: Platform) -> str:
     fields = dict(re.findall(r"name='(\w+)' value='([^']*)'", form))
     # The state cookie is Secure and this tool is on plain http: carried by hand.
     cookie = "; ".join(f"{name}={value}" for name, value in answer.cookies.items())
-    launched = tool.post(
+    return tool.post(
         "/lti/launch",
         data={"id_token": fields["id_token"], "state": fields["state"]},
         headers={"Cookie": cookie},
         follow_redirects=False,
     )
+
+
+def launch_over_http(tool: httpx.Client, platform: Platform) -> str:
+    """`post_launch_over_http`, up to the tool's redirect; returns where it sends the browser."""
+    launched = post_launch_over_http(tool, platform)
     assert launched.status_code == 303, launched.text
     location: str = launched.headers["location"]
     return location

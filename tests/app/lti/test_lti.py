@@ -16,17 +16,18 @@ from app_support import CORRECT, MISSING_SCALING, SEED, SettingsFactory, wait_un
 from fastapi.testclient import TestClient
 from platform_support import (
     CLIENT_ID,
+    CONTEXT_ID,
     ISSUER,
     NextLaunch,
     Platform,
     post_launch,
-    register_in,
     start_launch,
 )
 from sqlalchemy import select
 from tool_support import refusal_reason, registered_platform, serve_tool
 
 from app.api_keys import create_key
+from app.lti.contexts import bind, unbind
 from app.lti.models import LtiScorePost
 from app.models import OutboxStatus, Role
 from grader.runner import Grader
@@ -285,12 +286,13 @@ def test_the_deep_linking_answer_posts_itself_with_a_script_of_the_tools_own(
     assert "getElementById('return').submit()" in script.text
 
 
-def test_a_launched_students_work_belongs_to_the_platforms_course(
+def test_a_launched_students_work_belongs_to_the_course_its_lms_course_is_bound_to(
     tool: TestClient, platform: Platform
 ) -> None:
     api = tool.app.state.api  # type: ignore[attr-defined]
-    register_in(api.database, platform, course="ml-101")
-    with api.database.session() as session:
+    with api.database.session() as session:  # the operator moves the LMS course to ml-101
+        unbind(session, 1, CONTEXT_ID)
+        bind(session, 1, CONTEXT_ID, course="ml-101")
         _, instructor = create_key(session, "staff", course="ml-101", role=Role.INSTRUCTOR)
     token = launch_student(tool, platform)
     submitted = tool.post(

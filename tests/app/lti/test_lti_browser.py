@@ -23,19 +23,11 @@ from browser_support import (
     submit,
     type_solution,
 )
-from platform_support import (
-    CLIENT_ID,
-    DEPLOYMENT_ID,
-    ISSUER,
-    Platform,
-    launch_over_http,
-    serve_platform,
-)
+from platform_support import Platform, launch_over_http, register_in, serve_platform
 from playwright.sync_api import expect
 from test_server import free_port, server
 
 from app.db import Database
-from app.lti.registrations import add_platform
 
 pytestmark = pytest.mark.slow
 skip_without_a_browser()
@@ -50,19 +42,11 @@ def tool(tmp_path: Path) -> Iterator[httpx.Client]:
 @pytest.fixture
 def platform(tool: httpx.Client, tmp_path: Path) -> Iterator[Platform]:
     with serve_platform(tool.get("/lti/jwks").json()) as served:
-        # What `autograder lti add-platform` stores, in the server's database.
+        # What `autograder lti add-platform` and `lti contexts bind` store, in the server's
+        # database.
         database = Database.from_url(f"sqlite:///{tmp_path / 'autograder.db'}")
         try:
-            with database.session() as session:
-                add_platform(
-                    session,
-                    ISSUER,
-                    CLIENT_ID,
-                    [DEPLOYMENT_ID],
-                    f"{served.url}/auth",
-                    f"{served.url}/token",
-                    f"{served.url}/jwks",
-                )
+            register_in(database, served)
         finally:
             database.close()
         yield served

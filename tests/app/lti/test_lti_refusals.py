@@ -67,3 +67,15 @@ def test_a_forged_deep_linking_choice_is_refused_in_plain_words(
 ) -> None:
     answer = tool.post("/lti/deep-link", data={"context": "forged", "exercise": SEED})
     assert "not valid any more" in refusal_reason(answer, caplog, 400)
+
+
+def test_a_launch_from_an_lms_course_bound_to_none_of_ours_says_who_links_it(
+    tool: TestClient, platform: Platform, caplog: pytest.LogCaptureFixture
+) -> None:
+    platform.next_launch.exercise = SEED
+    platform.next_launch.context_id = "course-9"
+    answer = post_launch(tool, start_launch(tool, platform))
+    reason = refusal_reason(answer, caplog, 403)
+    assert "'Deep learning'" in reason and "context 'course-9'" in reason
+    assert "autograder lti contexts bind" in reason
+    assert "tell your instructor" in answer.text and "whoever runs the grader" in answer.text

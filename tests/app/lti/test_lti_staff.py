@@ -4,18 +4,20 @@ student), which the staff API takes as a credential; a learner's launch is uncha
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 from app_support import CORRECT, SEED, SettingsFactory
 from fastapi.testclient import TestClient
-from platform_support import Platform, post_launch, register_in, start_launch
-from tool_support import registered_platform, serve_tool
+from platform_support import Platform, post_launch, register_in, serve_platform, start_launch
+from tool_support import serve_tool
 
 from app.lti.models import LtiLaunch
 from app.lti.roles import ROLES_CLAIM
-from app.lti.staff_sessions import StaffSession
+from app.lti.staff_sessions import STAFF_TOKEN_PREFIX, StaffSession
+from app.signed_tokens import sign
 from grader.runner import Grader
 
 pytestmark = pytest.mark.slow  # two servers and real HTTP between them
@@ -34,7 +36,7 @@ def tool(make_settings: SettingsFactory, grader: Grader, database_url: str) -> I
 
 @pytest.fixture
 def platform(tool: TestClient) -> Iterator[Platform]:
-    with registered_platform(tool) as served:
+    with serve_platform(tool.get("/lti/jwks").json()) as served:
         register_in(tool.app.state.api.database, served, course="ml-101")  # type: ignore[attr-defined]
         yield served
 
@@ -109,3 +111,17 @@ def test_a_forged_or_tampered_staff_session_is_refused(
         answer = tool.get("/v1/submissions", headers={"Authorization": f"Bearer {forged}"})
         assert answer.status_code == 401
         assert "launch again" in answer.json()["detail"]
+
+
+def test_a_staff_session_handed_out_before_lms_courses_were_bound_is_void(
+    tool: TestClient, platform: Platform
+) -> None:
+    """Before, any instructor of any LMS course of the platform got one: it names no LMS course."""
+    api = tool.app.state.api  # type: ignore[attr-defined]
+    claims = {"pid": 1, "sub": "teacher-elsewhere", "course": 2}
+    before = STAFF_TOKEN_PREFIX + sign(api.settings, "lti:staff", claims, time.time() + 3600)
+    answer = tool.get(
+        "/v1/courses/ml-101/gradebook.csv", headers={"Authorization": f"Bearer {before}"}
+    )
+    assert answer.status_code == 401
+    assert "launch again" in answer.json()["detail"]

@@ -1,7 +1,8 @@
 """What a client or a platform sends that the tool stores is bounded, on SQLite and on
 PostgreSQL (where a value longer than its column fails the insert): logins are small, few per
 address, short-lived and purged; a launch's user id, line item and grade service claim are
-checked, and a malformed one is a page that says so, never a 500."""
+checked, and a malformed one is a page that says so, never a 500; so is the LMS course (context)
+it comes from, recorded as the operator will read it."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from scaleout_support import redis_namespace
 from sqlalchemy import func, select
 from tool_support import refusal_reason, registered_platform, serve_tool
 
-from app.lti.claims import AGS_CLAIM
-from app.lti.models import LtiLaunch, LtiLogin
+from app.lti.claims import AGS_CLAIM, CONTEXT_CLAIM
+from app.lti.models import LtiContext, LtiLaunch, LtiLogin
 from app.models import utcnow
 from grader.runner import Grader
 
@@ -174,6 +175,50 @@ def test_a_user_id_and_line_item_as_long_as_their_columns_are_stored(
     answer = post_launch(tool, start_launch(tool, platform))
     assert answer.status_code == 303, answer.text
     assert launches(tool) == 1
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        "not an object",
+        {"title": "no id"},
+        {"id": 7},
+        {"id": ""},
+        {"id": "c" * 256},
+        {"id": "course-1\x1b]8;;https://evil.test\x07"},
+    ],
+)
+def test_a_malformed_lms_course_is_refused_with_a_page(
+    tool: TestClient, platform: Platform, caplog: pytest.LogCaptureFixture, context: Any
+) -> None:
+    platform.next_launch.claims = {CONTEXT_CLAIM: context}
+    refused_launch(tool, platform, caplog, "the platform sent it malformed")
+
+
+def test_a_launch_that_names_no_lms_course_is_refused_with_a_page(
+    tool: TestClient, platform: Platform, caplog: pytest.LogCaptureFixture
+) -> None:
+    platform.next_launch.claims = {CONTEXT_CLAIM: None}
+    platform.next_launch.exercise = SEED
+    answer = post_launch(tool, start_launch(tool, platform))
+    assert "names no LMS course" in refusal_reason(answer, caplog, 400)
+
+
+def test_an_lms_course_is_recorded_printable_and_as_long_as_its_columns(
+    tool: TestClient, platform: Platform
+) -> None:
+    """What the LMS's instructors wrote reaches an operator's terminal: no control character."""
+    platform.next_launch.exercise = SEED
+    platform.next_launch.context_id = "c" * 255
+    platform.next_launch.context_title = "Deep\x1b[2J learning\t" + "t" * 1000
+    platform.next_launch.context_label = "DL\n101"
+    assert post_launch(tool, start_launch(tool, platform)).status_code == 403  # bound to none
+    with tool.app.state.api.database.session() as session:  # type: ignore[attr-defined]
+        seen = session.scalars(select(LtiContext).where(LtiContext.course_id.is_(None))).one()
+    assert seen.context_id == "c" * 255
+    assert seen.title == ("Deep?[2J learning?" + "t" * 1000)[:255]
+    assert seen.label == "DL?101"
+    assert seen.refused_launches == 1
 
 
 def test_beyond_loopback_the_tools_urls_come_from_the_public_url_not_the_host(

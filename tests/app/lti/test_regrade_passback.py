@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from app_support import (
     CORRECT,
-    MISSING_SCALING,
+    SEED_EXERCISE,
     FakeSandbox,
     Receiver,
     SettingsFactory,
@@ -37,6 +37,8 @@ from grader.spec import load_exercise
 pytestmark = pytest.mark.slow  # two servers and real HTTP between them
 
 REGRADES = f"/v1/courses/default/exercises/{SEED}/regrades"
+# Heads of the full attention size: right with one head only, so it passes "one head" alone.
+ONE_HEAD_ONLY = (SEED_EXERCISE / "mistakes/full_size_heads.py").read_text()
 
 
 @pytest.fixture
@@ -104,25 +106,23 @@ def test_a_fixed_exercise_regraded_posts_the_changed_scores_to_the_lms_and_the_w
     tool: TestClient, platform: Platform, receiver: Receiver, exercises: Path
 ) -> None:
     student = launched_student(tool, platform)
-    for source in (MISSING_SCALING, CORRECT):
+    for source in (ONE_HEAD_ONLY, CORRECT):
         assert tool.post("/lti/submissions", json={"source": source}, headers=student).is_success
     hooked = {
         source: tool.post(
             "/v1/submissions?wait=true",
             json={"exercise": SEED, "source": source, "callback_url": receiver.url},
         ).json()["id"]
-        for source in (MISSING_SCALING, CORRECT)
+        for source in (ONE_HEAD_ONLY, CORRECT)
     }
     wait_until(lambda: len(platform.scores) == 2 and len(receiver.requests) == 2)
     wait_until(lambda: settled(tool))
     first_wrong = next(score for score in platform.scores if score["scoreGiven"] == 1.0)
 
     before = tool.get(f"/v1/exercises/{SEED}").json()["version"]
-    # The fix: "context length 1" (the one test that attention without its scaling passes)
-    # is worth more, "batch 1, 2 heads" less; the total stays 10.
-    edit_toml(
-        exercises / SEED, 'name = "context length 1"\n', 'name = "context length 1"\npoints = 1.5\n'
-    )
+    # The fix: "one head" (the one test that heads of the full size pass) is worth more,
+    # "batch 1, 2 heads" less; the total stays 10.
+    edit_toml(exercises / SEED, 'name = "one head"\n', 'name = "one head"\npoints = 1.5\n')
     edit_toml(
         exercises / SEED, 'name = "batch 1, 2 heads"\n', 'name = "batch 1, 2 heads"\npoints = 0.5\n'
     )
@@ -148,13 +148,13 @@ def test_a_fixed_exercise_regraded_posts_the_changed_scores_to_the_lms_and_the_w
     announced = receiver.requests[-1]
     assert announced.headers["X-Autograder-Event"] == "submission.regraded"
     body = json.loads(announced.body)
-    assert body["id"] == hooked[MISSING_SCALING]
+    assert body["id"] == hooked[ONE_HEAD_ONLY]
     assert (body["status"], body["exercise_version"], body["report"]["score"]) == (
         "done",
         version,
         1.5,
     )
     assert [json.loads(r.body)["id"] for r in receiver.requests[:2]] == list(hooked.values())
-    history = tool.get(f"/v1/courses/default/submissions/{hooked[MISSING_SCALING]}/history")
+    history = tool.get(f"/v1/courses/default/submissions/{hooked[ONE_HEAD_ONLY]}/history")
     (past,) = history.json()["past_reports"]
     assert (past["score"], past["exercise_version"]) == (1.0, before)
