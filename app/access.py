@@ -19,6 +19,7 @@ from sqlalchemy import ColumnElement, and_
 from app.auth import Principal
 from app.models import LTI_STUDENTS, Role, Submission
 from app.problems import OtherStudent, ReservedStudentId
+from app.student_ids import comparable
 from app.submissions.schemas import SubmissionPublic
 
 _READS_ITS_COURSE = (Role.ADMIN, Role.INSTRUCTOR)
@@ -69,9 +70,11 @@ def public_view(submission: Submission, principal: Principal) -> SubmissionPubli
 
 def submitting_as(principal: Principal, student_id: str | None) -> str | None:
     """The student a new submission is stored for: a student is always itself, and any other
-    caller names any student of its course, but never an LMS identity."""
+    caller names any student of its course, but never an LMS identity. `student_id` is in its
+    normal form (app.student_ids); a student whose link was made before ids were normalised
+    may name itself in it."""
     if principal.student_id is not None:
-        if student_id not in (None, principal.student_id):
+        if student_id not in (None, principal.student_id, comparable(principal.student_id)):
             raise OtherStudent(
                 f"you are signed in as {principal.student_id!r}, and submit as that student only"
             )

@@ -272,7 +272,7 @@ def _start(thing: _Background, stack: ExitStack) -> None:
 
 
 def _database(settings: AppSettings, stack: ExitStack) -> Database:
-    database = Database.from_url(settings.sqlalchemy_url())
+    database = Database.from_url(settings.sqlalchemy_url(), settings.database_timeouts())
     stack.callback(database.close)
     database.migrate()
     return database

@@ -13,12 +13,13 @@ Course staff are never limited: they try exercises out.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select, text
 from sqlalchemy.orm import Session
 
 from app.models import Submission
@@ -26,6 +27,8 @@ from app.staff.policies import read_policy
 
 # Token counts are sums of float refills: this much short of a whole attempt still counts as one.
 _EPSILON = 1e-9
+# The first key of the budget locks' advisory locks (PostgreSQL): "bdgt", apart from others.
+_LOCK_SPACE = 0x62646774
 
 
 @dataclass(frozen=True)
@@ -79,20 +82,46 @@ def budget_of(session: Session, course_id: int, exercise: str) -> Budget | None:
     return Budget(policy.attempts, policy.window_s)
 
 
+def lock_student(session: Session, course_id: int, exercise: str, student_id: str) -> None:
+    """Hold the student's budget lock on the exercise until the session's transaction ends:
+    the count of their attempts and the insert of a new one, under it, are one step that
+    concurrent requests take in turn (on every API replica).
+
+    PostgreSQL: a transaction-level advisory lock on a hash of the three (two students whose
+    hashes meet wait for each other, nothing worse). SQLite has one writer at a time: the
+    caller inserts before it counts, and the insert holds the database's write lock until the
+    commit."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    digest = hashlib.sha256(f"{course_id}\x00{exercise}\x00{student_id}".encode()).digest()
+    key = int.from_bytes(digest[:4], "big", signed=True)
+    session.execute(
+        text("SELECT pg_advisory_xact_lock(:space, :key)"), {"space": _LOCK_SPACE, "key": key}
+    )
+
+
 def charged_times(
-    session: Session, course_id: int, exercise: str, student_id: str, before_id: str | None = None
+    session: Session,
+    course_id: int,
+    exercise: str,
+    student_id: str,
+    *,
+    excluding: str | None = None,
+    visible: ColumnElement[bool] | None = None,
 ) -> list[datetime]:
-    """When the student's charged submissions to the exercise were made, oldest first; with
-    `before_id`, only those made before that submission (ids sort by creation)."""
+    """When the student's charged submissions to the exercise were made, oldest first: all of
+    them, or those `visible` to a caller (app.access), but for the submission `excluding`."""
     query = select(Submission.created_at).where(
         Submission.course_id == course_id,
         Submission.exercise == exercise,
         Submission.student_id == student_id,
         Submission.charged.is_(True),
     )
-    if before_id is not None:
-        query = query.where(Submission.id < before_id)
-    return list(session.scalars(query.order_by(Submission.id)))
+    if excluding is not None:
+        query = query.where(Submission.id != excluding)
+    if visible is not None:
+        query = query.where(visible)
+    return list(session.scalars(query.order_by(Submission.created_at)))
 
 
 def used_up_message(budget: Budget, next_at: datetime) -> str:
@@ -118,10 +147,18 @@ def _count(number: int, noun: str) -> str:
 
 
 def standing_now(
-    session: Session, course_id: int, exercise: str, student_id: str, now: datetime
+    session: Session,
+    course_id: int,
+    exercise: str,
+    student_id: str,
+    now: datetime,
+    *,
+    visible: ColumnElement[bool] | None = None,
 ) -> tuple[Budget, Standing] | None:
-    """The student's budget for the exercise and where they stand in it; None without one."""
+    """The student's budget for the exercise and where they stand in it, counting every
+    charged submission of theirs or those `visible` to the caller; None without a budget."""
     budget = budget_of(session, course_id, exercise)
     if budget is None:
         return None
-    return budget, standing(budget, charged_times(session, course_id, exercise, student_id), now)
+    charged = charged_times(session, course_id, exercise, student_id, visible=visible)
+    return budget, standing(budget, charged, now)

@@ -179,7 +179,10 @@ def _add_student_commands(commands: engine_cli.Commands) -> None:
     _student_arguments(link)
     link.add_argument("--expires", default="30d", help="its lifetime: 90m, 12h, 30d, 2w")
     link.add_argument(
-        "--exercise", metavar="SLUG", help="open this exercise (default: the list of exercises)"
+        "--exercise",
+        metavar="SLUG",
+        help="the page opens on this exercise (default: the list of exercises); the link "
+        "still lets the student into every exercise of the course",
     )
     link.set_defaults(handler="app.student_commands:link")
     listing = actions.add_parser("links", help="every link, without the tokens")
@@ -192,7 +195,12 @@ def _add_student_commands(commands: engine_cli.Commands) -> None:
 
 def _student_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--course", required=True, help="the course (see `keys list`)")
-    parser.add_argument("--student", required=True, help="the student's id in that course")
+    parser.add_argument(
+        "--student",
+        required=True,
+        help="the student's id in that course, taken in its normal form (case-folded, NFKC, "
+        "trimmed); invisible and control characters are refused",
+    )
 
 
 if __name__ == "__main__":

@@ -29,7 +29,8 @@ from app.problems import (
     UnknownExercise,
 )
 from app.settings import AppSettings
-from app.submissions.schemas import ID_PATTERN, TEXT_PATTERN, SubmissionCreate
+from app.student_ids import StudentId
+from app.submissions.schemas import ID_PATTERN, SubmissionCreate
 from grader.catalog import Catalog
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 from grader.spec import Exercise
@@ -138,8 +139,6 @@ IdempotencyKeyDep = Annotated[
     ),
 ]
 
-# The student a key speaks for (a student's own credential names them already).
-StudentQuery = Annotated[
-    str | None,
-    Query(max_length=200, pattern=TEXT_PATTERN, description="for keys: which student"),
-]
+# The student a key speaks for (a student's own credential names them already), in its normal
+# form (app.student_ids).
+StudentQuery = Annotated[StudentId | None, Query(description="for keys: which student")]

@@ -200,16 +200,17 @@ class Leases:
                 )
             )
 
-    def depth(self) -> int:
+    def depth(self, limit_s: float | None = None) -> int:
         """Submissions accepted and not finished, deployment-wide: the queue's depth."""
-        return self.unfinished(course_id=None)[0]
+        return self.unfinished(course_id=None, limit_s=limit_s)[0]
 
-    def unfinished(self, course_id: int | None) -> tuple[int, int]:
-        """Submissions accepted and not finished: deployment-wide, and of one course."""
+    def unfinished(self, course_id: int | None, limit_s: float | None = None) -> tuple[int, int]:
+        """Submissions accepted and not finished: deployment-wide, and of one course; counted
+        within `limit_s` if given (app.db.Database.session)."""
         of_course = func.coalesce(
             func.sum(case((Submission.course_id == course_id, 1), else_=0)), 0
         )
-        with self._database.session() as session:
+        with self._database.session(limit_s) as session:
             row = session.execute(
                 select(func.count(), of_course)
                 .select_from(Submission)

@@ -2,11 +2,14 @@
 
 Each app owns its registry (no process-global state, so tests may build several apps). The
 submissions by status are counted in the database when scraped: the database is shared by API
-replicas and workers, so every replica reports the same truth.
+replicas and workers, so every replica reports the same truth. One scrape at a time counts,
+within a short limit; scrapes that come meanwhile get the last answer, so however many come
+while a table is locked, one thread at most waits on it.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -18,6 +21,8 @@ from app.db import Database
 from app.models import Submission, SubmissionStatus
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# The submissions' count may take this long; a scrape is worth less than a thread of the API.
+_COUNT_LIMIT_S = 2.0
 
 
 class Metrics:
@@ -47,15 +52,26 @@ class Metrics:
             " the whole deployment's (counted in the database).",
             registry=self.registry,
         )
+        self._rendering = threading.Lock()
+        self._last: bytes | None = None
 
-    def track_queue(self, depth: Callable[[], int]) -> None:
-        self.queue_depth.set_function(lambda: float(depth()))
+    def track_queue(self, depth: Callable[[float], int]) -> None:
+        """`depth(limit_s)`: the queue's depth, counted within that many seconds."""
+        self.queue_depth.set_function(lambda: float(depth(_COUNT_LIMIT_S)))
 
     def track_submissions(self, database: Database) -> None:
         self.registry.register(_SubmissionsByStatus(database))
 
-    def render(self) -> bytes:
-        return generate_latest(self.registry)
+    def render_alone(self) -> bytes | None:
+        """A fresh rendering; while another is under way, the last one (None before the
+        first)."""
+        if not self._rendering.acquire(blocking=False):
+            return self._last
+        try:
+            self._last = generate_latest(self.registry)
+        finally:
+            self._rendering.release()
+        return self._last
 
 
 class _SubmissionsByStatus(Collector):
@@ -67,7 +83,7 @@ class _SubmissionsByStatus(Collector):
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         family = self._family()
-        with self._database.session() as session:
+        with self._database.session(limit_s=_COUNT_LIMIT_S) as session:
             counts = dict(
                 session.execute(
                     select(Submission.status, func.count()).group_by(Submission.status)

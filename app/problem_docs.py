@@ -53,6 +53,7 @@ _EXAMPLE_DETAILS = {
     "exercise-unavailable": "exercise 'attention' is broken: attention/exercise.toml: "
     "tests.0.seed: Field required",
     "storage-full": "no room left to store this; retry later",
+    "database-busy": "the database did not answer in time (a table is locked); retry later",
     "invalid-request": "body.exercise: Field required",
 }
 

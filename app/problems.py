@@ -19,12 +19,15 @@
     ├── QueueFull                 503  with Retry-After: the work is refused, never dropped
     ├── ExerciseUnavailable       503  the exercise's folder is broken (its faults in `detail`)
     ├── StorageFull               503  with Retry-After: the disk or the database is full
+    ├── DatabaseBusy              503  with Retry-After: a statement ran, or waited on a lock,
+    │                                  past the database timeouts (a locked table)
     └── app.lti.tool_key.ToolKeyUnreadable  503  the LTI key is under another secret
 
 Routes and dependencies raise these; `install(app)` answers every one of them, and FastAPI's
 validation errors, malformed JSON, plain HTTP errors and anything unforeseen, as
 `application/problem+json`. A full disk is told apart from other failures of a write (ENOSPC,
-SQLite's SQLITE_FULL, PostgreSQL's disk_full) and answered as StorageFull. Nothing else in the
+SQLite's SQLITE_FULL, PostgreSQL's disk_full) and answered as StorageFull, and so is a statement
+stopped by the database timeouts (app.db.Timeouts) as DatabaseBusy. Nothing else in the
 service catches errors to shape responses. How routes document them in OpenAPI is
 app.problem_docs'.
 """
@@ -157,11 +160,20 @@ class StorageFull(_RetryLater):
     status, kind, title = 503, "storage-full", "Storage full"
 
 
+class DatabaseBusy(_RetryLater):
+    status, kind, title = 503, "database-busy", "Database busy"
+
+
 # How long a client waits before it retries a write refused for a full disk: room is made by
 # an operator, not in a second.
 _STORAGE_FULL_RETRY_S = 60
 _SQLITE_FULL = 13  # SQLite's result code SQLITE_FULL: "database or disk is full"
 _PG_DISK_FULL = "53100"  # PostgreSQL's SQLSTATE disk_full
+# A statement stopped by a timeout: SQLite's SQLITE_BUSY past its busy timeout, PostgreSQL's
+# query_canceled (statement_timeout) and lock_not_available (lock_timeout).
+_SQLITE_BUSY = 5
+_PG_TIMED_OUT = ("57014", "55P03")
+_DATABASE_BUSY_RETRY_S = 5
 
 
 def problem_response(
@@ -258,7 +270,23 @@ def _disk_full(error: Exception) -> bool:
     )
 
 
+def database_timed_out(error: Exception) -> bool:
+    """Whether `error` is a database's refusal to wait any longer (app.db.Timeouts)."""
+    original = getattr(error, "orig", None)
+    return (
+        getattr(original, "sqlite_errorcode", None) == _SQLITE_BUSY
+        or getattr(original, "sqlstate", None) in _PG_TIMED_OUT
+    )
+
+
 async def _on_write_failure(request: Request, error: Exception) -> JSONResponse:
+    if database_timed_out(error):
+        log.warning("database busy on %s %s: %s", request.method, request.url.path, error)
+        busy = DatabaseBusy(
+            "the database did not answer in time (a table is locked); retry later",
+            _DATABASE_BUSY_RETRY_S,
+        )
+        return await _on_problem(request, busy)
     if not _disk_full(error):
         raise error  # unforeseen: on to _on_unexpected, a 500
     log.error("storage full on %s %s: %s", request.method, request.url.path, error)

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, field_validator
 
 from app.callback_urls import allow_list_entry
+from app.db import Timeouts
 from grader.settings import GraderSettings
 
 SQLITE_FILE = "autograder.db"
@@ -25,6 +26,12 @@ class AppSettings(GraderSettings):
     # Where submissions, API keys and webhook deliveries are kept. Unset: a SQLite file in the data
     # dir (the embedded default). Scale-out: postgresql+psycopg://user@host/db.
     database_url: str | None = None
+    # The longest one statement of the service's (API and workers) may run, and the longest it
+    # may wait for a lock (SQLite: for the write lock), in seconds. Past them the request gets a
+    # 503 with Retry-After (`database-busy`) instead of holding a thread while a table is
+    # locked. Commands and migrations are not bounded.
+    database_statement_timeout_s: float = Field(default=30.0, gt=0)
+    database_lock_timeout_s: float = Field(default=10.0, gt=0)
     # Unset: the service grades in its own pool of threads over warm sandboxes. redis://...: jobs
     # go to grading workers (`autograder worker`) through the broker, and rate limits are kept
     # there too, shared by every API replica.
@@ -157,6 +164,9 @@ class AppSettings(GraderSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.data_dir / SQLITE_FILE).resolve()}"
+
+    def database_timeouts(self) -> Timeouts:
+        return Timeouts(self.database_statement_timeout_s, self.database_lock_timeout_s)
 
     def listens_on_loopback(self) -> bool:
         return is_loopback_host(self.host)

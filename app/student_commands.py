@@ -1,8 +1,9 @@
 """`autograder students link|links|revoke` (declared in `app.cli`): student links.
 
 autograder students link --course C --student S [--expires 30d] [--exercise SLUG]
-    mints a link (app.student_links) and prints the page's URL, alone on the last line; it is
-    built from AUTOGRADER_PUBLIC_URL
+    mints a link (app.student_links) for the student's id in its normal form (app.student_ids)
+    and prints the page's URL, alone on the last line; it is built from AUTOGRADER_PUBLIC_URL.
+    --exercise only picks the page it opens on: the link lets the student into every exercise
 autograder students links [--course C]
     every link: id, course, student, created, expires, revoked (never the tokens)
 autograder students revoke --course C --student S
@@ -35,12 +36,10 @@ def link(args: argparse.Namespace, engine: GraderSettings) -> int:
         row, token = student_links.mint(
             session, settings, course=args.course, student=args.student, lifetime=lifetime
         )
-        expires = row.expires_at.isoformat(timespec="minutes")
-    revoke = (
-        f"autograder students revoke --course {args.course} --student {shlex.quote(args.student)}"
-    )
+        student, expires = row.student_id, row.expires_at.isoformat(timespec="minutes")
+    revoke = f"autograder students revoke --course {args.course} --student {shlex.quote(student)}"
     print(
-        f"Link for {args.student!r} of course {args.course!r}, valid until {expires}; "
+        f"Link for {student!r} of course {args.course!r}, valid until {expires}; "
         f"`{revoke}` ends it. Send it to the student alone: whoever has it submits as them.",
         file=sys.stderr,
     )

@@ -23,6 +23,7 @@ from app.courses import existing_course
 from app.models import LTI_STUDENTS, Course, StudentLink, utcnow
 from app.settings import AppSettings
 from app.signed_tokens import InvalidToken, sign, verify
+from app.student_ids import comparable, normal_student_id
 
 TOKEN_PREFIX = "ags_"
 FRAGMENT_KEY = "student_token"  # web/src/api.js reads the token from the fragment under this
@@ -30,7 +31,6 @@ _PURPOSE = "student-link"
 _LONGEST = timedelta(days=366)
 _DURATION = re.compile(r"^(\d+)([mhdw])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-_STUDENT_ID = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")  # what the API accepts as a student id
 
 
 class StudentLinkRefused(CommandRefused):
@@ -60,11 +60,12 @@ def parse_lifetime(text: str) -> timedelta:
 def mint(
     session: Session, settings: AppSettings, *, course: str, student: str, lifetime: timedelta
 ) -> tuple[StudentLink, str]:
-    """Store a new link; return its row and its token (made once, never stored)."""
-    if not _STUDENT_ID.fullmatch(student) or student.startswith(LTI_STUDENTS):
+    """Store a new link for the student (their id in its normal form: app.student_ids); return
+    its row and its token (made once, never stored)."""
+    student = _normal(student)
+    if student.startswith(LTI_STUDENTS):
         raise StudentLinkRefused(
-            f"a student id is 1 to 200 printable characters, not starting {LTI_STUDENTS!r} "
-            f"(reserved for LMS launches): {student!r}"
+            f"student ids starting {LTI_STUDENTS!r} are reserved for LMS launches: {student!r}"
         )
     row = StudentLink(
         course_id=existing_course(session, course).id,
@@ -90,14 +91,22 @@ def check(session: Session, settings: AppSettings, token: str) -> LinkedStudent:
     return LinkedStudent(link.id, link.course_id, link.student_id)
 
 
+def _normal(student: str) -> str:
+    try:
+        return normal_student_id(student)
+    except ValueError as error:
+        raise StudentLinkRefused(f"{error}: {student!r}") from None
+
+
 def revoke(session: Session, *, course: str, student: str) -> int:
-    """Revoke every live link of this student of this course; how many there were."""
+    """Revoke every live link of this student of this course, named as minted (in normal form)
+    or as a link made before ids were normalised stores it; how many there were."""
     now = utcnow()
     result = session.execute(
         update(StudentLink)
         .where(
             StudentLink.course_id == existing_course(session, course).id,
-            StudentLink.student_id == student,
+            StudentLink.student_id.in_({student, comparable(student)}),
             StudentLink.revoked_at.is_(None),
             StudentLink.expires_at > now,
         )

@@ -47,11 +47,14 @@ def get_attempts(
     session: SessionDep,
     student_id: StudentQuery = None,
 ) -> AttemptBudget:
-    """A student sees their own standing; a key names the student. Without a student, or
-    without a budget for the exercise in the caller's course, `limited` is false."""
+    """A student sees their own standing; a key names the student. The standing counts the
+    submissions the caller may see, as the history does: a submitter key, those it made.
+    Without a student, or without a budget for the exercise in the caller's course, `limited`
+    is false."""
     student = access.submitting_as(principal, student_id)
     if student is None:
         return AttemptBudget.of(None)
+    slug, visible = exercise.spec.slug, access.visible(principal)
     return AttemptBudget.of(
-        budgets.standing_now(session, principal.course_id, exercise.spec.slug, student, utcnow())
+        budgets.standing_now(session, principal.course_id, slug, student, utcnow(), visible=visible)
     )

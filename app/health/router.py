@@ -13,6 +13,8 @@ from app.api_process import ApiProcess
 from app.deps import ApiDep
 from app.dispatch import Check
 from app.metrics import CONTENT_TYPE
+from app.problem_docs import responses
+from app.problems import DatabaseBusy, database_timed_out
 from grader.catalog import Catalog
 
 router = APIRouter(tags=["health"])
@@ -146,11 +148,23 @@ def _degraded(catalog: Catalog) -> list[DegradedExercise]:
     ]
 
 
+# The submissions table must take a write within this, well inside the probe's deadline, so a
+# locked table is told apart from a silent server.
+_WRITABLE_WITHIN_S = 1.0
+
+
 def _database_check(api: ApiProcess) -> Check:
+    """Not only that the database answers: that a submission could be stored now (a table
+    locked by a migration or an operator's session answers SELECT 1 and stalls every POST)."""
     try:
-        api.database.ping()
+        api.database.check_writable(_WRITABLE_WITHIN_S)
     except Exception as error:
-        return Check("database", False, f"{type(error).__name__}: {error}"[:300])
+        cause = (
+            f"the submissions table took no write within {_WRITABLE_WITHIN_S:g} s (locked): "
+            if database_timed_out(error)
+            else ""
+        )
+        return Check("database", False, f"{cause}{type(error).__name__}: {error}"[:300])
     return Check("database", True, api.database.engine.dialect.name)
 
 
@@ -158,8 +172,18 @@ def _database_check(api: ApiProcess) -> Check:
     "/metrics",
     summary="Prometheus metrics",
     response_class=Response,
-    responses={200: {"content": {CONTENT_TYPE: {"example": "autograder_queue_depth 0.0\n"}}}},
+    responses={
+        200: {"content": {CONTENT_TYPE: {"example": "autograder_queue_depth 0.0\n"}}},
+        **responses(DatabaseBusy),
+    },
 )
 async def metrics(api: ApiDep) -> Response:
-    body = await run_in_threadpool(api.metrics.render)
+    """One scrape at a time asks the database (app.metrics): the others get the last answer,
+    or a 503 before the first, so scrapes never pile up on a locked table."""
+    body = await run_in_threadpool(api.metrics.render_alone)
+    if body is None:
+        raise DatabaseBusy("the metrics are being counted; retry later", _METRICS_RETRY_S)
     return Response(body, media_type=CONTENT_TYPE)
+
+
+_METRICS_RETRY_S = 5

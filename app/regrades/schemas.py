@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from app.models import PastReport, Regrade, RegradeStatus
-from app.submissions.schemas import TEXT_PATTERN
+from app.student_ids import StudentId
 from grader.report import Report
 
 _EXAMPLE: dict[str, JsonValue] = {
@@ -38,9 +37,7 @@ class RegradeCreate(BaseModel):
     )
 
     # One student's submissions; every student's when left out.
-    student_id: Annotated[str | None, Field(min_length=1, max_length=200, pattern=TEXT_PATTERN)] = (
-        None
-    )
+    student_id: StudentId | None = None
 
 
 class RegradePublic(BaseModel):

@@ -1,10 +1,10 @@
 """A course's files for its staff: the gradebook as CSV, and an exercise's submissions (code
 and report each, with a manifest) as a zip, for a spreadsheet, an LMS import, an offline review
-or an instructor's own similarity check."""
+or an instructor's own similarity check. Their CSV is written by app.staff.spreadsheet, which no
+spreadsheet runs as formulas."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import tempfile
@@ -17,11 +17,9 @@ from sqlalchemy.orm import Session
 
 from app.models import Submission
 from app.staff.scores import graded, student_scores
+from app.staff.spreadsheet import SafeCsvWriter
 from grader.catalog import Catalog
 
-# A spreadsheet runs a cell that begins so as a formula (CSV injection): such a cell is written
-# with a leading apostrophe, which the spreadsheet shows as text.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _CHUNK = 64 * 1024
 # Rows loaded at a time while the zip is written: its memory stays bounded by this.
 _ROWS_AT_ONCE = 500
@@ -34,11 +32,6 @@ MANIFEST = (
     "score",
     "max_score",
 )
-
-
-def safe_cell(value: object) -> str:
-    text = "" if value is None else str(value)
-    return f"'{text}" if text.startswith(_FORMULA_STARTS) else text
 
 
 def _score(value: float | None) -> str:
@@ -57,10 +50,10 @@ def gradebook_csv(session: Session, course_id: int, catalog: Catalog) -> str:
     for student, exercise, score in rows:
         by_student.setdefault(student, {})[exercise] = score
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
+    writer = SafeCsvWriter(out)
     writer.writerow(["student_id", *slugs])
     for student, scored in by_student.items():
-        writer.writerow([safe_cell(student), *(_score(scored.get(slug)) for slug in slugs)])
+        writer.writerow([student, *(_score(scored.get(slug)) for slug in slugs)])
     return out.getvalue()
 
 
@@ -72,7 +65,7 @@ def export_zip(session: Session, course_id: int, exercise: str) -> IO[bytes]:
     try:
         with zipfile.ZipFile(spool, "w", zipfile.ZIP_DEFLATED) as archive:
             manifest = io.StringIO()
-            writer = csv.writer(manifest, lineterminator="\r\n")
+            writer = SafeCsvWriter(manifest)
             writer.writerow(MANIFEST)
             for row in _submissions(session, course_id, exercise):
                 archive.writestr(f"submissions/{row.id}.py", row.source)
@@ -98,10 +91,10 @@ def _submissions(session: Session, course_id: int, exercise: str) -> Iterator[Su
         session.expunge(row)  # done with: let it go
 
 
-def _manifest_row(row: Submission) -> list[str]:
+def _manifest_row(row: Submission) -> list[str | None]:
     return [
         row.id,
-        safe_cell(row.student_id),
+        row.student_id,
         row.created_at.isoformat(),
         row.exercise_version or "",
         row.report_status or "",

@@ -21,7 +21,7 @@ from app.staff.schemas import (
     ExerciseStats,
     StudentDetail,
 )
-from app.submissions.schemas import TEXT_PATTERN
+from app.student_ids import StudentId
 
 router = APIRouter(prefix="/courses/{course}", tags=["course staff"])
 
@@ -82,7 +82,7 @@ def get_student(
     course: StaffCourseDep,
     session: SessionDep,
     catalog: CatalogDep,
-    student_id: Annotated[str, Path(max_length=200, pattern=TEXT_PATTERN)],
+    student_id: Annotated[StudentId, Path()],
 ) -> StudentDetail:
     """Their scores per exercise tried, and their submissions, newest first (empty for a
     student who submitted nothing). Each submission's code and report:

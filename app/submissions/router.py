@@ -18,6 +18,7 @@ from app.problems import (
     AttemptsUsedUp,
     CallbackUrlRefused,
     CourseQueueFull,
+    DatabaseBusy,
     IdempotencyKeyReused,
     NotFinished,
     OtherStudent,
@@ -30,11 +31,11 @@ from app.problems import (
     Unauthorized,
     UnknownExercise,
 )
+from app.student_ids import StudentId
 from app.submissions import service
 from app.submissions.schemas import (
     ID_PATTERN,
     SLUG_PATTERN,
-    TEXT_PATTERN,
     GradescopeResults,
     SubmissionAccepted,
     SubmissionPage,
@@ -77,6 +78,7 @@ VisibleSubmissionDep = Annotated[Submission, Depends(visible_submission)]
             CourseQueueFull,
             QueueFull,
             StorageFull,
+            DatabaseBusy,
         ),
     },
 )
@@ -124,7 +126,7 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
 def list_submissions(  # noqa: PLR0917 (FastAPI injects by name)
     session: SessionDep,
     principal: PrincipalDep,
-    student_id: Annotated[str | None, Query(max_length=200, pattern=TEXT_PATTERN)] = None,
+    student_id: Annotated[StudentId | None, Query()] = None,
     exercise: Annotated[str | None, Query(max_length=100, pattern=SLUG_PATTERN)] = None,
     cursor: Annotated[
         str | None, Query(pattern=ID_PATTERN, description="next_cursor of the previous page")

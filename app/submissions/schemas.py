@@ -8,13 +8,13 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator
 
 from app.models import Submission, SubmissionStatus
+from app.student_ids import StudentId
 from grader.report import Report, ReportStatus
 
 _EXAMPLE_ID = "01JD8Z6Q3M9V7N4K2P5R8T1W0X"
-# A submission id (a ULID: Crockford base32); an exercise slug; text without control characters.
+# A submission id (a ULID: Crockford base32); an exercise slug.
 ID_PATTERN = r"^[0-9A-HJKMNP-TV-Z]{26}$"
 SLUG_PATTERN = r"^[a-z0-9-]+$"
-TEXT_PATTERN = r"^[^\x00-\x1f\x7f]+$"
 _SOURCE_EXAMPLE = (
     "import torch\nimport torch.nn as nn\n\n\nclass MultiHeadedSelfAttention(nn.Module):\n    ...\n"
 )
@@ -49,20 +49,13 @@ class SubmissionCreate(BaseModel):
     exercise: Annotated[str, Field(min_length=1, max_length=100, pattern=SLUG_PATTERN)]
     # Size is checked in bytes by the route (413), not here (which would be a 422).
     source: str
-    student_id: Annotated[str | None, Field(min_length=1, max_length=200, pattern=TEXT_PATTERN)] = (
-        None
-    )
+    student_id: StudentId | None = None  # in its normal form (app.student_ids)
     callback_url: Annotated[HttpUrl | None, Field(max_length=2048)] = None
 
     @field_validator("source")
     @classmethod
     def _source_is_text(cls, value: str) -> str:
         return _text(value, "source")
-
-    @field_validator("student_id")
-    @classmethod
-    def _student_id_is_text(cls, value: str | None) -> str | None:
-        return None if value is None else _text(value, "student_id")
 
 
 class SubmissionAccepted(BaseModel):

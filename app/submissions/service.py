@@ -16,7 +16,7 @@ from app import access, budgets
 from app.api_process import ApiProcess
 from app.auth import Principal
 from app.logs import bound_submission
-from app.models import Submission
+from app.models import Submission, utcnow
 from app.problems import (
     AttemptsUsedUp,
     CourseQueueFull,
@@ -50,10 +50,11 @@ def accept(
     """Store the submission (committed) and hand it to the dispatcher.
 
     Order: replay of an Idempotency-Key first (a retry is answered even when limits would bite),
-    then rate limits (429), the insert, the attempt budget (429), queue capacity (503), the
-    hand-over. Budget and capacity are counted after the insert, in the database that every API
-    replica shares, so concurrent requests cannot overshoot them; a refused row is withdrawn, so
-    a refusal leaves nothing behind.
+    then rate limits (429), the insert with the attempt budget (429), queue capacity (503), the
+    hand-over. The budget is counted in the insert's transaction, under the student's lock
+    (app.budgets.lock_student), so concurrent requests cannot overshoot it; capacity is counted
+    after the commit, in the database that every API replica shares, and a refused row is
+    withdrawn. A refusal leaves nothing behind.
     """
     digest = request_hash(body)
     if idempotency_key is not None:
@@ -75,7 +76,7 @@ def accept(
     )
     try:
         with api.database.session() as session:
-            session.add(row)
+            _store_within_budget(session, principal, row)
     except IntegrityError:  # a concurrent request with the same key stored it first
         if idempotency_key is None:
             raise
@@ -85,30 +86,34 @@ def accept(
         return Accepted(earlier, replayed=True)
     with bound_submission(row.id):
         log.info("accepted for %s", row.exercise, extra={"student_id": row.student_id})
-        refusal = _over_budget(api, principal, row) or _over_capacity(api, principal)
+        refusal = _over_capacity(api, principal)
         if refusal is not None:
             _withdraw(api, row.id, refusal)
         api.dispatcher.submit(row.id)
     return Accepted(row, replayed=False)
 
 
-def _over_budget(api: ApiProcess, principal: Principal, row: Submission) -> AttemptsUsedUp | None:
-    """The exercise's attempt budget (app.budgets), counted with the submissions stored before
-    this one: of two concurrent requests for the last attempt, the later one is refused."""
-    if row.student_id is None or access.is_staff_of(principal, principal.course_id):
-        return None
-    with api.database.session() as session:
-        budget = budgets.budget_of(session, row.course_id, row.exercise)
-        if budget is None:
-            return None
-        earlier = budgets.charged_times(
-            session, row.course_id, row.exercise, row.student_id, before_id=row.id
-        )
-    now = row.created_at
-    standing = budgets.standing(budget, earlier, now)
+def _store_within_budget(session: Session, principal: Principal, row: Submission) -> None:
+    """Insert the row, unless the exercise's attempt budget (app.budgets) is spent: then raise
+    AttemptsUsedUp, and the transaction is rolled back. The count and the insert are one
+    transaction under the student's lock, so of two requests for the last attempt, the one
+    that takes the lock second counts the first and is refused."""
+    student = row.student_id
+    exempt = student is None or access.is_staff_of(principal, principal.course_id)
+    budget = None if exempt else budgets.budget_of(session, row.course_id, row.exercise)
+    if student is None or budget is None:
+        session.add(row)
+        return
+    budgets.lock_student(session, row.course_id, row.exercise, student)
+    session.add(row)
+    session.flush()  # on SQLite, this write takes the database's lock: the count waits for it
+    now = utcnow()
+    charged = budgets.charged_times(session, row.course_id, row.exercise, student, excluding=row.id)
+    standing = budgets.standing(budget, charged, now)
     if standing.remaining > 0 or standing.next_at is None:
-        return None
-    return AttemptsUsedUp(
+        return
+    log.info("refused: the attempt budget is spent", extra={"student_id": student})
+    raise AttemptsUsedUp(
         budgets.used_up_message(budget, standing.next_at),
         (standing.next_at - now).total_seconds(),
     )

@@ -244,3 +244,30 @@ def test_a_launched_student_sees_their_standing(budgeted: Budgeted) -> None:
     response = client.get("/lti/attempts", headers={"Authorization": f"Bearer {session_token}"})
     assert response.status_code == 200, response.text
     assert response.json()["remaining"] == 2
+
+
+def test_a_submitter_key_reads_the_standing_of_what_it_submitted_only(budgeted: Budgeted) -> None:
+    """As the history shows a submitter key its own submissions, the standing counts them: the
+    attempts a student made elsewhere (their link) are not the key's to see."""
+    client = budgeted.client
+    submitter = caller(client, "ml-101", Role.SUBMITTER)
+    for _ in range(2):
+        assert submit(client, budgeted.student, MISSING_SCALING).status_code == 200
+
+    def remaining(who: Caller, student: str) -> int:
+        response = client.get(
+            f"/v1/exercises/{SEED}/attempts", params={"student_id": student}, headers=who.headers
+        )
+        assert response.status_code == 200, response.text
+        count: int = response.json()["remaining"]
+        return count
+
+    assert remaining(budgeted.instructor, "s1") == 0
+    assert remaining(submitter, "s1") == 2
+    made = client.post(
+        "/v1/submissions?wait=true",
+        json={"exercise": SEED, "source": MISSING_SCALING, "student_id": "s2"},
+        headers=submitter.headers,
+    )
+    assert made.status_code == 200, made.text
+    assert remaining(submitter, "s2") == 1

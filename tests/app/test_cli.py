@@ -180,3 +180,24 @@ def test_students_link_needs_the_public_url_and_a_course_that_exists(tmp_path: P
     for result, why in [(no_url, "set AUTOGRADER_PUBLIC_URL"), (typo, "no course 'ml-1O1'")]:
         assert result.returncode == 2
         assert why in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_students_link_takes_the_id_in_its_normal_form_and_refuses_invisible_ones(
+    tmp_path: Path,
+) -> None:
+    env = {"AUTOGRADER_DATA_DIR": str(tmp_path), "AUTOGRADER_PUBLIC_URL": "https://grader.test/"}
+    assert run("keys", "create", "--course", "ml-101", env=env).returncode == 0
+    spelled = run("students", "link", "--course", "ml-101", "--student", " Ada ", env=env)
+    assert spelled.returncode == 0, spelled.stderr
+    assert spelled.stderr.startswith("Link for 'ada' of course 'ml-101'")
+    hidden = run("students", "link", "--course", "ml-101", "--student", "ada\u200b", env=env)
+    assert hidden.returncode == 2
+    assert "invisible or control characters (U+200B)" in hidden.stderr
+    assert len(hidden.stderr.splitlines()) == 1
+    revoked = run("students", "revoke", "--course", "ml-101", "--student", "ADA", env=env)
+    assert revoked.stdout.startswith("revoked 1 live link(s)"), revoked.stdout
+
+
+def test_students_link_says_its_exercise_only_picks_the_page_it_opens_on() -> None:
+    help_text = " ".join(run("students", "link", "--help", env={}).stdout.split())
+    assert "still lets the student into every exercise of the course" in help_text

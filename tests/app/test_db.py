@@ -123,7 +123,7 @@ def test_a_database_server_that_never_answers_fails_a_connection_instead_of_hold
 
         def connect() -> None:
             try:
-                database.ping()
+                database.check_writable(1.0)
             except BaseException as error:
                 outcome.append(error)
 

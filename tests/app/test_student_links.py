@@ -124,7 +124,9 @@ def test_a_forged_link_opens_nothing(client: TestClient, make_settings: Settings
     ("course", "student", "why"),
     [
         ("ml-101", "lti:1:ada", "reserved for LMS launches"),
-        ("ml-101", "ada\n", "printable"),
+        ("ml-101", " LTI:1:ada", "reserved for LMS launches"),
+        ("ml-101", "ada\n", "invisible or control characters"),
+        ("ml-101", "ada\u200b", "invisible or control characters"),
         ("no-such-course", "ada", "there is no course"),
     ],
 )

@@ -36,8 +36,18 @@ ROUTES = [
     ("GET", f"/exercises/{SEED}/policy"),
     ("PUT", f"/exercises/{SEED}/policy"),
 ]
-# Student ids a spreadsheet would run as formulas, unless written as text.
-FORMULAS = ['=HYPERLINK("http://x")', "+1", "-1", "@SUM(A1)", "\tx"]
+# Student ids a spreadsheet would run as formulas in some locale, and how they are written.
+FORMULAS = {
+    '=HYPERLINK("http://x")': '\'=HYPERLINK("http://x")',
+    "+1": "'+1",
+    "-1": "'-1",
+    "@SUM(A1)": "'@SUM(A1)",
+    " =1": "' =1",  # a leading space
+    "\u00a0=1": "'\u00a0=1",  # NBSP
+    "\u202e=1": "'\u202e=1",  # a bidi override
+    "\uff1d1": "'\uff1d1",  # a full-width equals sign
+    "a;=1": "a;'=1",  # opened where the list separator is `;`
+}
 
 
 @dataclass(frozen=True)
@@ -153,7 +163,7 @@ def test_the_gradebook_has_a_row_per_student_and_the_policy_s_score_as_text_in_a
     column = rows[0].index(SEED)
     scores = {row[0]: row[column] for row in rows[1:]}
     assert scores["ada"] == "10"
-    assert {student for student in scores if student != "ada"} == {f"'{s}" for s in FORMULAS}
+    assert {student for student in scores if student != "ada"} == set(FORMULAS.values())
     assert {row[rows[0].index("scaled-dot-product-attention")] for row in rows[1:]} == {""}
     latest_scores = {row[0]: row[column] for row in csv.reader(io.StringIO(latest.text))}
     assert latest_scores["ada"] == "3"
