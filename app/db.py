@@ -171,8 +171,9 @@ def migrate(engine: Engine, revision: str = "head") -> None:
             connection.commit()
         try:
             config.attributes["connection"] = connection
-            command.upgrade(config, revision)
-            connection.commit()
+            with _sqlite_foreign_keys_off(connection):
+                command.upgrade(config, revision)
+                connection.commit()
         finally:
             if postgres:
                 connection.execute(
@@ -181,6 +182,25 @@ def migrate(engine: Engine, revision: str = "head") -> None:
                 for name in ("statement_timeout", "lock_timeout"):
                     connection.execute(text(f"RESET {name}"))
                 connection.commit()
+
+
+@contextmanager
+def _sqlite_foreign_keys_off(connection: Connection) -> Iterator[None]:
+    """SQLite alters a table by copying it and dropping the old one, and with foreign keys on,
+    that drop deletes (ON DELETE CASCADE) every row that points at the table: a migration runs
+    with them off, and the rows must still hold together after it."""
+    if connection.dialect.name != "sqlite":
+        yield
+        return
+    connection.exec_driver_sql("PRAGMA foreign_keys=OFF")  # outside a transaction, or ignored
+    try:
+        yield
+        dangling = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+        if dangling:
+            raise RuntimeError(f"the migration left rows that point at nothing: {dangling[:5]}")
+    finally:
+        connection.rollback()
+        connection.exec_driver_sql("PRAGMA foreign_keys=ON")
 
 
 @contextmanager

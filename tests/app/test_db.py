@@ -11,7 +11,7 @@ from pathlib import Path
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import MetaData, Table, inspect, select
+from sqlalchemy import MetaData, Table, func, inspect, select
 from sqlalchemy.exc import OperationalError
 
 from app.api_keys import create_key, find_key
@@ -208,5 +208,67 @@ def test_reports_stored_before_course_figures_get_their_columns_and_rows(
             (done.id, OutcomeKind.FINDING, "no-scaling", "", None),
             (done.id, OutcomeKind.PROPERTY, "causal", "failed", None),
         ]
+    finally:
+        database.close()
+
+
+def test_rows_that_point_at_a_table_a_migration_rebuilds_survive_it(database_url: str) -> None:
+    """SQLite rebuilds a table to alter it; with foreign keys on, dropping the old copy used to
+    delete (ON DELETE CASCADE) every launch, score post and webhook delivery pointing at it."""
+    submission, launch, now = (
+        "01JD8Z6Q3M9V7N4K2P5R8T1W0X",
+        "01JD8Z6Q3M9V7N4K2P5R8T1W0Y",
+        datetime.now(UTC),
+    )
+    database = Database.from_url(database_url)
+    try:
+        migrate(database.engine, "0003")
+        tables = MetaData()
+        platforms, launches, submissions, posts, deliveries = (
+            Table(name, tables, autoload_with=database.engine)
+            for name in (
+                "lti_platforms", "lti_launches", "submissions", "lti_score_posts",
+                "webhook_deliveries",
+            )
+        )  # fmt: skip
+        with database.engine.begin() as connection:
+            connection.execute(
+                platforms.insert().values(
+                    id=1, issuer="https://lms.test", client_id="c1", deployment_ids=["1"],
+                    auth_login_url="https://lms.test/auth", auth_token_url="https://lms.test/token",
+                    key_set_url="https://lms.test/jwks", created_at=now,
+                )
+            )  # fmt: skip
+            connection.execute(
+                launches.insert().values(
+                    id=launch, platform_id=1, deployment_id="1", user_id="sub-1", exercise="e",
+                    ags_scopes=[], created_at=now,
+                )
+            )  # fmt: skip
+            connection.execute(
+                submissions.insert().values(
+                    id=submission, exercise="e", source="s", status="done", attempts=1,
+                    created_at=now,
+                )
+            )  # fmt: skip
+            connection.execute(
+                posts.insert().values(
+                    submission_id=submission, launch_id=launch, status="delivered", attempts=1,
+                    next_attempt_at=now, created_at=now, updated_at=now,
+                )
+            )  # fmt: skip
+            connection.execute(
+                deliveries.insert().values(
+                    submission_id=submission, url="https://hooks.test/", status="delivered",
+                    attempts=1, created_at=now, updated_at=now, next_attempt_at=now,
+                )
+            )  # fmt: skip
+        migrate(database.engine)
+        with database.engine.connect() as connection:
+            counts = [
+                connection.execute(select(func.count()).select_from(table)).scalar_one()
+                for table in (platforms, launches, submissions, posts, deliveries)
+            ]
+        assert counts == [1, 1, 1, 1, 1]
     finally:
         database.close()
