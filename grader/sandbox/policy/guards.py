@@ -38,6 +38,7 @@ from grader.sandbox.policy.output import Printer, StdoutCapture
 from grader.sandbox.policy.ownership import Ownership
 from grader.sandbox.policy.refusals import module_name, quotable, submission_line, write_refusal
 from grader.sandbox.policy.unsafe import (
+    NUMPY_VALUES,
     OBJECT_ARRAYS,
     RAW_RECORD_CLASSES,
     any_holds_objects,
@@ -47,6 +48,15 @@ from grader.sandbox.policy.unsafe import (
     holds_objects,
     raw_class_refusal,
 )
+
+# Exact types of values that are neither arrays of objects nor classes: most values read and
+# returned, passed with one look.
+_HOLDS_NO_OBJECTS = frozenset(
+    {
+        torch.Tensor, torch.nn.Parameter, torch.Size, float, int, bool, str, type(None),
+        types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType,
+    }
+)  # fmt: skip
 
 # Iterables whose items cannot be arrays of objects: numbers, characters, tensors, the rows of an
 # array that holds none, a dict's or set's keys (arrays are unhashable).
@@ -150,7 +160,14 @@ class Guards:
         handed out, nor a dtype that would make one (`np.dtype(chr(79))`), nor a tuple or
         list that holds one (`np.frompyfunc(f, 1, 2)(x)`): refused where it is made, before
         anything of the submission can hand it to code that follows its pointers."""
-        if type(value) in (tuple, list) and any_holds_objects(value):
+        kind = type(value)
+        if kind in _HOLDS_NO_OBJECTS:  # most calls: one look
+            return value
+        if kind is np.ndarray:
+            if value.dtype.hasobject:
+                self.refuse(OBJECT_ARRAYS)
+            return value
+        if kind in (tuple, list) and any_holds_objects(value):
             self.refuse(OBJECT_ARRAYS)
         return self._handed_out(value)
 
@@ -287,9 +304,13 @@ class Guards:
         """`value` as the submission may have it, however it came (read, returned, iterated):
         never an array of objects or a class that makes one from raw bytes, and `np.ndarray`
         as its checked stand-in."""
-        if holds_objects(value):
-            self.refuse(OBJECT_ARRAYS)
-        known = self._classes.get(id(value))
+        if type(value) in _HOLDS_NO_OBJECTS:
+            return value
+        if isinstance(value, NUMPY_VALUES):  # `holds_objects`, inlined: most values are arrays
+            if (value if isinstance(value, np.dtype) else value.dtype).hasobject:
+                self.refuse(OBJECT_ARRAYS)
+            return value
+        known = self._classes.get(id(value)) if isinstance(value, type) else None
         if known is None:
             return value
         if known is np.ndarray:

@@ -104,7 +104,8 @@ OBJECT_ARRAYS = (
 )
 
 
-_NUMPY_VALUES = (np.ndarray, np.generic, np.dtype)
+# What `holds_objects` can be true of.
+NUMPY_VALUES = (np.ndarray, np.generic, np.dtype)
 
 
 def holds_objects(value: object) -> bool:
@@ -119,7 +120,7 @@ def any_holds_objects(values: tuple[object, ...] | list[object]) -> bool:
     """Whether an item of `values` holds objects: one C-speed pass over the types first, since
     a list can be long and is rarely of arrays."""
     kinds = set(map(type, values))
-    if not any(issubclass(kind, _NUMPY_VALUES) for kind in kinds):
+    if not any(issubclass(kind, NUMPY_VALUES) for kind in kinds):
         return False
     return any(holds_objects(value) for value in values)
 
