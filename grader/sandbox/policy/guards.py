@@ -38,6 +38,8 @@ from grader.sandbox.policy.output import Printer, StdoutCapture
 from grader.sandbox.policy.ownership import Ownership
 from grader.sandbox.policy.refusals import module_name, quotable, submission_line, write_refusal
 from grader.sandbox.policy.unsafe import (
+    HOLDS_NO_OBJECTS,
+    ITEMS_HOLD_NO_OBJECTS,
     NUMPY_VALUES,
     OBJECT_ARRAYS,
     RAW_RECORD_CLASSES,
@@ -48,19 +50,6 @@ from grader.sandbox.policy.unsafe import (
     holds_objects,
     raw_class_refusal,
 )
-
-# Exact types of values that are neither arrays of objects nor classes: most values read and
-# returned, passed with one look.
-_HOLDS_NO_OBJECTS = frozenset(
-    {
-        torch.Tensor, torch.nn.Parameter, torch.Size, float, int, bool, str, type(None),
-        types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType,
-    }
-)  # fmt: skip
-
-# Iterables whose items cannot be arrays of objects: numbers, characters, tensors, the rows of an
-# array that holds none, a dict's or set's keys (arrays are unhashable).
-_ITEMS_HOLD_NO_OBJECTS = (range, str, bytes, torch.Tensor, np.ndarray, dict, set, frozenset)
 
 _INPLACE_OPERATORS: Mapping[str, Callable[[Any, Any], Any]] = {
     "+=": operator.iadd,
@@ -161,7 +150,7 @@ class Guards:
         list that holds one (`np.frompyfunc(f, 1, 2)(x)`): refused where it is made, before
         anything of the submission can hand it to code that follows its pointers."""
         kind = type(value)
-        if kind in _HOLDS_NO_OBJECTS:  # most calls: one look
+        if kind in HOLDS_NO_OBJECTS:  # most calls: one look
             return value
         if kind is np.ndarray:
             if value.dtype.hasobject:
@@ -177,7 +166,7 @@ class Guards:
         by item, since no call of the submission's returned it."""
         if holds_objects(iterable):
             self.refuse(OBJECT_ARRAYS)
-        if isinstance(iterable, _ITEMS_HOLD_NO_OBJECTS):
+        if isinstance(iterable, ITEMS_HOLD_NO_OBJECTS):
             return iter(iterable)
         return self._checked_items(iter(iterable))
 
@@ -202,7 +191,7 @@ class Guards:
             self.refuse(write_refusal(obj))
         # A private attribute is the submission's for as long as it holds what it wrote there:
         # the write goes through a target that notes the value.
-        return obj if private is None else _PrivateWrite(obj, self._ownership)
+        return obj if private is None else self._ownership.write_target(obj)
 
     def inplace_attribute(self, obj: object, name: str, symbol: str, value: object) -> None:
         """`obj.name op= value`."""
@@ -234,8 +223,9 @@ class Guards:
             self.refuse(import_refusal(name, self._allowed_imports))
         module = self._stand_ins.get(name) or importlib.import_module(name)
         if fromlist:
-            # `from numpy import ndarray` binds what the import returns has under each name:
-            # exactly what `_getattr_` gives, substitutes included, never the module's own.
+            # `from numpy import ndarray` binds, under each name, what the import returns holds
+            # there: exactly what `_getattr_` gives (`np.ndarray`'s stand-in included), never
+            # the module's own attribute, which Python would read past the guards.
             imported = types.SimpleNamespace()
             for item in fromlist:
                 setattr(imported, item, self.attribute(module, item))
@@ -304,7 +294,7 @@ class Guards:
         """`value` as the submission may have it, however it came (read, returned, iterated):
         never an array of objects or a class that makes one from raw bytes, and `np.ndarray`
         as its checked stand-in."""
-        if type(value) in _HOLDS_NO_OBJECTS:
+        if type(value) in HOLDS_NO_OBJECTS:
             return value
         if isinstance(value, NUMPY_VALUES):  # `holds_objects`, inlined: most values are arrays
             if (value if isinstance(value, np.dtype) else value.dtype).hasobject:
@@ -316,26 +306,6 @@ class Guards:
         if known is np.ndarray:
             return self._array_class
         self.refuse(raw_class_refusal(known))
-
-
-class _PrivateWrite:
-    """What `_write_` hands out for a private attribute of the submission's own object: sets
-    it on that object, noting the value as the submission's (`Ownership.record_write`)."""
-
-    __slots__ = ("_ownership", "_target")
-    _ownership: Ownership
-    _target: object
-
-    def __init__(self, target: object, ownership: Ownership) -> None:
-        object.__setattr__(self, "_target", target)
-        object.__setattr__(self, "_ownership", ownership)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        setattr(self._target, name, value)
-        self._ownership.record_write(self._target, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        delattr(self._target, name)
 
 
 def inplace(symbol: str, target: Any, value: Any) -> Any:

@@ -67,6 +67,11 @@ class Ownership:
         `value`: the attribute is its own for as long as it holds that value."""
         self._written.setdefault(id(obj), (obj, {}))[1][name] = value
 
+    def write_target(self, obj: object) -> object:
+        """What a write of a private attribute of `obj` (its own) goes through: it notes the
+        value written, which the attribute is the submission's for as long as it holds."""
+        return _OwnWrite(obj, self)
+
     def owns_instance(self, obj: object) -> bool:
         return id(type(obj)) in self._classes
 
@@ -113,6 +118,26 @@ class Ownership:
         if isinstance(obj, type):
             return obj if id(obj) in self._classes else None
         return type(obj) if self.owns_instance(obj) else None
+
+
+class _OwnWrite:
+    """The target of `obj._name = value` on the submission's own `obj`: sets the attribute on
+    `obj` and notes the value (`Ownership.record_write`)."""
+
+    __slots__ = ("_ownership", "_target")
+    _ownership: Ownership
+    _target: object
+
+    def __init__(self, target: object, ownership: Ownership) -> None:
+        object.__setattr__(self, "_target", target)
+        object.__setattr__(self, "_ownership", ownership)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        setattr(self._target, name, value)
+        self._ownership.record_write(self._target, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(self._target, name)
 
 
 def defined_by_library(obj: object, name: str) -> bool:

@@ -13,6 +13,7 @@ or a silent read.
 from __future__ import annotations
 
 import functools
+import types
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -124,6 +125,19 @@ def any_holds_objects(values: tuple[object, ...] | list[object]) -> bool:
         return False
     return any(holds_objects(value) for value in values)
 
+
+# Exact types of values that are neither arrays of objects nor classes: most values read and
+# returned, passed with one look.
+HOLDS_NO_OBJECTS = frozenset(
+    {
+        torch.Tensor, torch.nn.Parameter, torch.Size, float, int, bool, str, type(None),
+        types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType,
+    }
+)  # fmt: skip
+
+# Iterables whose items cannot be arrays of objects: numbers, characters, tensors, the rows of an
+# array that holds none, a dict's or set's keys (arrays are unhashable).
+ITEMS_HOLD_NO_OBJECTS = (range, str, bytes, torch.Tensor, np.ndarray, dict, set, frozenset)
 
 # numpy's classes that read raw bytes as records (`np.void(data, dtype=[("p", "O")])`,
 # `np.recarray(shape, dtype, buf=...)`), whose object fields are then pointers of the caller's
