@@ -9,12 +9,16 @@ address, no pointer dict). The real sandbox runs the attacks themselves in tests
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
+from typing import NoReturn
 
 import pytest
 import torch
 from guest_support import Ended, printed, run
 
 from grader.contract import Policy
+from grader.sandbox.policy import naming
+from grader.sandbox.policy.patches import patched
 
 POLICY = Policy(("torch", "numpy"))
 
@@ -222,3 +226,128 @@ def test_a_subclass_cannot_override_the_method_where_keys_are_checked() -> None:
         p["__array_interface__"] = 1
         """
     assert "`_key_to_attr` is not allowed" in refusal(probe)
+
+
+def test_a_mixin_cannot_override_the_method_where_keys_are_checked() -> None:
+    probe = """\
+        import torch.nn as nn
+        class Raw:
+            def _key_to_attr(self, key):
+                return key
+        class Open(Raw, nn.ParameterDict):
+            pass
+        p = Open({"__array_interface__": 1})
+        """
+    assert "`_key_to_attr` is not allowed" in refusal(probe)
+
+
+class _RawKeys(torch.nn.ParameterDict):
+    """A subclass made outside the sandbox, as if the check of class statements had failed."""
+
+    def _key_to_attr(self, key: str) -> str:
+        return key
+
+
+class _Refused(Exception):
+    pass
+
+
+def _raise(message: str) -> NoReturn:
+    raise _Refused(message)
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda keys: keys.__setitem__("__array_interface__", 1),
+        lambda keys: keys.__getitem__("weight"),
+        lambda keys: keys.update({"__array_struct__": 1}),
+        lambda keys: keys.pop("weight"),
+    ],
+)
+def test_the_item_methods_refuse_a_parameterdict_whose_key_check_was_stepped_over(
+    use: Callable[[torch.nn.ParameterDict], object],
+) -> None:
+    keys = _RawKeys({"weight": torch.ones(1)})
+    with patched() as patches:
+        naming.install(patches, _raise)
+        with pytest.raises(_Refused, match=r"`_RawKeys\._key_to_attr` is not allowed"):
+            use(keys)
+        assert torch.nn.ParameterDict({"weight": torch.ones(1)})["weight"].item() == 1.0
+    assert "__array_interface__" not in vars(keys)
+
+
+ZEROS = "zeros = np.zeros(2, dtype=np.int64)\n"  # null pointers, should a refusal ever fail
+
+
+@pytest.mark.parametrize(
+    "probe",
+    [
+        # pointers read from a buffer, by the constructor however reached
+        ZEROS + "x = np.ndarray((2,), dtype=chr(79), buffer=zeros)",
+        ZEROS + "x = np.ndarray((1,), dtype=[('p', chr(79))], buffer=zeros)",
+        ZEROS + "x = np.ndarray((1,), dtype='i8,' + chr(79), buffer=zeros)",
+        ZEROS + "x = sum(map(np.ndarray, [(2,)], [chr(79)], [zeros]))",
+        "from numpy import ndarray\n" + ZEROS + "x = max(map(ndarray, [(2,)], [chr(79)], [zeros]))",
+        # arrays and dtypes of objects, however made, refused as they are made
+        "x = np.dtype(chr(79))",
+        "x = np.dtype([('p', chr(79))])",
+        "x = np.empty(2, dtype=chr(79))",
+        "x = np.zeros(2).astype(chr(79))",
+        "x = np.array([None, 1])",
+        "f = np.frompyfunc(lambda v: (v, v), 1, 2)\nx = f(np.zeros(2))",
+        "x = list(map(np.empty, [2], [chr(79)]))",
+        # made in C and handed to the submission's loops
+        "for x in map(np.empty, [2], [chr(79)]):\n    pass",
+        "x, = map(np.empty, [2], [chr(79)])",
+        "for (x,) in zip(map(np.empty, [2], [chr(79)])):\n    pass",
+    ],
+)
+def test_arrays_of_object_pointers_cannot_be_made(probe: str) -> None:
+    assert OBJECT_ARRAYS in refusal("import numpy as np\n" + probe)
+
+
+@pytest.mark.parametrize(
+    ("probe", "fragment"),
+    [
+        ("x = np.void", "`numpy.void` is not available"),
+        ("x = np.recarray", "`numpy.recarray` is not available"),
+        ("x = np.record", "`numpy.record` is not available"),
+        ("x = np.dtype('V8').type", "`numpy.void` is not allowed"),
+        ("x = np.dtype('f8').type\ny = np.dtype(x).type", ""),
+        ("x = np.matrix.mro()", "`.mro` is not allowed"),
+    ],
+)
+def test_the_classes_that_read_raw_bytes_as_records_are_refused_however_reached(
+    probe: str, fragment: str
+) -> None:
+    if fragment:
+        assert fragment in refusal("import numpy as np\n" + probe)
+    else:
+        assert runs("import numpy as np\n" + probe) == ""
+
+
+def test_numpy_arrays_work_as_students_use_them() -> None:
+    probe = """\
+        import numpy as np
+        from numpy import ndarray
+        from typing import List, Tuple
+
+        def pair(x: np.ndarray) -> Tuple[np.ndarray, ndarray]:
+            return x, x * 2
+
+        heads: List[np.ndarray] = [np.ones(2) * i for i in range(3)]
+        out = np.ndarray((2, 3), dtype=np.float64)
+        for i, (head, twice) in enumerate(map(pair, heads)):
+            out[:, i] = head + twice
+        q, r = np.linalg.qr(np.eye(2))
+        rows = [float(row.sum()) for row in np.ones((2, 2))]
+        print(isinstance(out, np.ndarray), isinstance(out, ndarray), isinstance(1, np.ndarray))
+        print(out.sum(), q.shape, rows, sorted({3, 1}), dict(zip("ab", [1, 2])))
+        print(np.ndarray, np.dtype("f4,i4").names, sum(h.sum() for h in heads))
+        """
+    assert runs(probe) == (
+        "True True False\n"
+        "18.0 (2, 2) [2.0, 2.0] [1, 3] {'a': 1, 'b': 2}\n"
+        "<class 'numpy.ndarray'> ('f0', 'f1') 6.0\n"
+    )

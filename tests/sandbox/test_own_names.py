@@ -273,3 +273,113 @@ def test_a_callable_object_that_claims_a_math_module_is_not_one_of_its_functions
     violation = violation_of(probe, Policy(("numpy",)))
     assert "`numpy.linalg.test` is not available" in violation.message
     assert violation.line == 3
+
+
+@pytest.mark.parametrize(
+    ("probe", "fragment"),
+    [
+        # a mixin of the submission's own, first in the MRO, overrides what the library base
+        # defines: the class body binds nothing of the library's, the mixin has no library base
+        (
+            "class Raw:\n    def _key_to_attr(self, key):\n        return key\n"
+            "class Open(Raw, nn.ParameterDict):\n    pass\n",
+            "`_key_to_attr`",
+        ),
+        (
+            "class Fast:\n    def _call_impl(self, *args):\n        return 1\n"
+            "class Layer(Fast, nn.Linear):\n    pass\n",
+            "`_call_impl`",
+        ),
+        # further down the submission's own hierarchy
+        (
+            "class Raw:\n    def _apply(self, fn):\n        return self\n"
+            "class Middle(Raw):\n    pass\nclass Net(Middle, nn.Module):\n    pass\n",
+            "`_apply`",
+        ),
+        # nn.Module's instance internals, bound by a mixin
+        (
+            "class Props:\n    _parameters = property(lambda self: 1, print)\n"
+            "class Net(Props, nn.Module):\n    pass\n",
+            "`_parameters`",
+        ),
+    ],
+)
+def test_a_library_private_name_cannot_be_overridden_from_anywhere_on_the_mro(
+    probe: str, fragment: str
+) -> None:
+    source = HEADER + probe
+    violation = library_private_refusal(source, fragment)
+    assert violation.line == source.count("\n") - 1  # the class statement that mixes them
+
+
+def test_mixins_and_library_subclasses_keep_their_own_private_names() -> None:
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        class _Helpers:
+            def _split_heads(self, x):
+                return x.view(2, 1)
+
+        class Projection(_Helpers, nn.Linear):
+            _scale = 2.0
+
+            def __init__(self):
+                super(Projection, self).__init__(2, 2)
+                self._calls = 0
+
+            def _project(self, x):
+                self._calls += 1
+                return self._split_heads(super().forward(x)) * self._scale
+
+        layer = Projection()
+        print(layer._project(torch.ones(2)).shape, layer._calls)
+        """
+    assert printed(source) == "torch.Size([2, 1]) 1\n"
+
+
+@pytest.mark.parametrize(
+    ("after_init", "fragment"),
+    [
+        ("x = self._flat_weights", "`_flat_weights`"),
+        ("self._flat_weights = []", "`._flat_weights`"),
+        ("setattr(self, '_flat_weights', [])", "`_flat_weights`"),
+    ],
+)
+def test_writing_a_library_private_name_first_does_not_make_it_the_submission_own(
+    after_init: str, fragment: str
+) -> None:
+    # nn.GRU's __init__ sets `_flat_weights`, the list its C++ kernel reads the weights from:
+    # whoever wrote the name first, the value there is torch's.
+    source = (
+        f"{HEADER}class Rnn(nn.GRU):\n"
+        "    def __init__(self):\n"
+        "        self._flat_weights = []\n"
+        "        super().__init__(2, 2)\n"
+        f"        {after_init}\n"
+        "rnn = Rnn()\n"
+    )
+    assert library_private_refusal(source, fragment).line == 7
+
+
+def test_an_own_private_attribute_stays_own_through_every_kind_of_write() -> None:
+    source = """\
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                self._early = "before init"  # plain values may be set before nn.Module's init
+                super().__init__()
+                self._count = 0
+                setattr(self, "_name", "net")
+
+            def step(self):
+                self._count += 1
+                self._early = self._early.upper()
+                del self._name
+                self._name = "again"
+                return self._count, self._early, self._name
+
+        print(Net().step())
+        """
+    assert printed(source) == "(1, 'BEFORE INIT', 'again')\n"

@@ -13,7 +13,7 @@ import importlib
 import operator
 import sys
 import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
@@ -38,10 +38,17 @@ from grader.sandbox.policy.output import Printer, StdoutCapture
 from grader.sandbox.policy.ownership import Ownership
 from grader.sandbox.policy.refusals import module_name, quotable, submission_line, write_refusal
 from grader.sandbox.policy.unsafe import (
+    HOLDS_NO_OBJECTS,
+    ITEMS_HOLD_NO_OBJECTS,
+    NUMPY_VALUES,
     OBJECT_ARRAYS,
+    RAW_RECORD_CLASSES,
+    any_holds_objects,
+    array_class,
     attribute_refusal,
     checked_call,
-    is_object_array,
+    holds_objects,
+    raw_class_refusal,
 )
 
 _INPLACE_OPERATORS: Mapping[str, Callable[[Any, Any], Any]] = {
@@ -79,20 +86,25 @@ class Guards:
         self._modules = allowed_modules(self._allowed_imports, self._stand_ins)
         self._forbidden = resolve_forbidden(policy.forbidden)
         self._ownership = Ownership(private_names)
+        # What `numpy.ndarray` is to the submission (`unsafe.array_class`); the classes that
+        # read raw bytes as objects are refused however reached (`np.dtype("V8").type`).
+        self._array_class = array_class(self.refuse)
+        self._classes = {id(cls): cls for cls in (np.ndarray, *RAW_RECORD_CLASSES)}
 
     def refuse(self, message: str) -> NoReturn:
         self._on_violation(Violation(message, submission_line()))
 
     def attribute(self, obj: object, name: str) -> Any:
         """`_getattr_`: every `obj.name` the submission reads."""
+        if obj is self._array_class:  # `np.ndarray.resize`: numpy's, judged as numpy's
+            obj = np.ndarray
         self._check_name(obj, name, storing=False)
         if isinstance(obj, types.ModuleType):
             return self._module_attribute(obj, name)
         self._check_object_attribute(obj, name)
         if name in FORMAT_METHODS and isinstance(obj, str):
             return self._formatter.method(obj, name)
-        value = getattr(obj, name)
-        self._check_value(value, f"`.{name}`")
+        value = self._checked_value(getattr(obj, name), f"`.{name}`")
         return checked_call(obj, name, value, self.refuse)
 
     def getattr_builtin(self, obj: object, name: str, *default: object) -> Any:
@@ -128,11 +140,39 @@ class Guards:
 
     def item(self, obj: Any, key: object) -> Any:
         """`_getitem_`: every `obj[key]` the submission reads."""
-        if is_object_array(obj):
+        if holds_objects(obj):
             self.refuse(OBJECT_ARRAYS)
-        value = obj[key]
-        self._check_value(value, "an item")
-        return value
+        return self._checked_value(obj[key], "an item")
+
+    def result(self, value: Any) -> Any:
+        """`_call_result_`: what every call in the submission returns. No array of objects is
+        handed out, nor a dtype that would make one (`np.dtype(chr(79))`), nor a tuple or
+        list that holds one (`np.frompyfunc(f, 1, 2)(x)`): refused where it is made, before
+        anything of the submission can hand it to code that follows its pointers."""
+        kind = type(value)
+        if kind in HOLDS_NO_OBJECTS:  # most calls: one look
+            return value
+        if kind is np.ndarray:
+            if value.dtype.hasobject:
+                self.refuse(OBJECT_ARRAYS)
+            return value
+        if kind in (tuple, list) and any_holds_objects(value):
+            self.refuse(OBJECT_ARRAYS)
+        return self._handed_out(value)
+
+    def iterate(self, iterable: Any) -> Iterator[Any]:
+        """`_getiter_`: every `for`, comprehension and unpacking. An array of objects is not
+        iterated; what an iterator made in C yields (`map`, `zip`, a generator) is checked item
+        by item, since no call of the submission's returned it."""
+        if holds_objects(iterable):
+            self.refuse(OBJECT_ARRAYS)
+        if isinstance(iterable, ITEMS_HOLD_NO_OBJECTS):
+            return iter(iterable)
+        return self._checked_items(iter(iterable))
+
+    def _checked_items(self, items: Iterator[Any]) -> Iterator[Any]:
+        for item in items:
+            yield self._handed_out(item)
 
     def write(self, obj: object, name: str | None = None) -> object:
         """`_write_`: the object of every `obj.name = ...`, `obj[key] = ...` and `del`; `name`
@@ -140,17 +180,18 @@ class Guards:
         # Classes first, torch.Tensor and nn.Module among them: no monkeypatching.
         if isinstance(obj, type):
             self.refuse(write_refusal(obj))
-        if is_object_array(obj):
+        if holds_objects(obj):
             self.refuse(OBJECT_ARRAYS)
-        if name is not None and is_private(name):
-            if not self._ownership.owns_private(obj, name):
-                self.refuse(private_refusal(f".{quotable(obj, name)}"))
-            self._ownership.record_write(obj, name)
-        if isinstance(
+        private = name if name is not None and is_private(name) else None
+        if private is not None and not self._ownership.owns_private(obj, private):
+            self.refuse(private_refusal(f".{quotable(obj, private)}"))
+        if not isinstance(
             obj, list | dict | torch.Tensor | np.ndarray | torch.nn.Module
-        ) or self._ownership.owns_instance(obj):
-            return obj
-        self.refuse(write_refusal(obj))
+        ) and not self._ownership.owns_instance(obj):
+            self.refuse(write_refusal(obj))
+        # A private attribute is the submission's for as long as it holds what it wrote there:
+        # the write goes through a target that notes the value.
+        return obj if private is None else self._ownership.write_target(obj)
 
     def inplace_attribute(self, obj: object, name: str, symbol: str, value: object) -> None:
         """`obj.name op= value`."""
@@ -181,10 +222,14 @@ class Guards:
         if level != 0 or name not in self._allowed_imports:
             self.refuse(import_refusal(name, self._allowed_imports))
         module = self._stand_ins.get(name) or importlib.import_module(name)
-        for item in fromlist or ():
-            self.attribute(module, item)
         if fromlist:
-            return module
+            # `from numpy import ndarray` binds, under each name, what the import returns holds
+            # there: exactly what `_getattr_` gives (`np.ndarray`'s stand-in included), never
+            # the module's own attribute, which Python would read past the guards.
+            imported = types.SimpleNamespace()
+            for item in fromlist:
+                setattr(imported, item, self.attribute(module, item))
+            return imported  # type: ignore[return-value]
         top = name.partition(".")[0]  # `import a.b` binds `a`; the static layer checked it
         return self._stand_ins.get(top) or sys.modules[top]
 
@@ -226,26 +271,41 @@ class Guards:
                 f"`{allowed.name}.{quotable(module, name)}` is not available in the grading "
                 f"sandbox: only the computational part of `{allowed.name}` is"
             )
-        value = getattr(module, name)
-        self._check_value(value, f"`{dotted}`")
-        return value
+        return self._checked_value(getattr(module, name), f"`{dotted}`")
 
     def _check_object_attribute(self, obj: object, name: str) -> None:
         reason = attribute_refusal(obj, name)
         if reason is not None:
             self.refuse(reason)
 
-    def _check_value(self, value: object, reached_as: str) -> None:
+    def _checked_value(self, value: object, reached_as: str) -> Any:
+        """`value`, read as an attribute or item, as the submission may have it."""
         dotted = self._forbidden.get(id(value))
         if dotted is not None:
             self.refuse(forbidden_message(dotted))
-        if is_object_array(value):
-            self.refuse(OBJECT_ARRAYS)
         if isinstance(value, types.ModuleType) and id(value) not in self._modules:
             self.refuse(
                 f"{reached_as} is the module `{module_name(value)}`, which this exercise does not "
                 "let you use"
             )
+        return self._handed_out(value)
+
+    def _handed_out(self, value: object) -> Any:
+        """`value` as the submission may have it, however it came (read, returned, iterated):
+        never an array of objects or a class that makes one from raw bytes, and `np.ndarray`
+        as its checked stand-in."""
+        if type(value) in HOLDS_NO_OBJECTS:
+            return value
+        if isinstance(value, NUMPY_VALUES):  # `holds_objects`, inlined: most values are arrays
+            if (value if isinstance(value, np.dtype) else value.dtype).hasobject:
+                self.refuse(OBJECT_ARRAYS)
+            return value
+        known = self._classes.get(id(value)) if isinstance(value, type) else None
+        if known is None:
+            return value
+        if known is np.ndarray:
+            return self._array_class
+        self.refuse(raw_class_refusal(known))
 
 
 def inplace(symbol: str, target: Any, value: Any) -> Any:

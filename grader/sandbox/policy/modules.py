@@ -159,6 +159,10 @@ _NUMPY_REFUSED = frozenset(
         "frombuffer",
         # the dtype of arrays of Python object pointers (see `unsafe.OBJECT_ARRAYS`)
         "object_",
+        # constructors that read raw bytes as records, whose object fields would be pointers
+        # of the caller's choosing (`np.ndarray` itself is handed out checked, see
+        # `unsafe.array_class`)
+        "recarray", "record", "void",
         # process-wide error handling, the installation, the test runner
         "setbufsize", "seterr", "seterrcall", "show_config", "show_runtime",
         "get_include", "info", "test",

@@ -16,8 +16,10 @@ from grader.sandbox.policy.names import SUBMISSION_MODULE
 from grader.sandbox.policy.output import StdoutCapture
 
 # Builtins that ordinary nn.Module code uses; none reaches files, the interpreter or another
-# object's internals. map, filter, zip, sorted, reversed iterate in C, past `_getiter_`:
-# RestrictedPython leaves them out for that, but `_getiter_` decides nothing in this sandbox.
+# object's internals. map, filter, zip, sorted, reversed, sum, list... iterate in C, past
+# `_getiter_`: RestrictedPython leaves some out for that. Here what they could iterate unguarded
+# is an array of objects, and none can be made: every call's result is checked
+# (`_call_result_`), as is what they yield to the submission's own loops (`_getiter_`).
 # Left out on purpose: open, input, breakpoint, help (I/O); eval, exec, compile (new unchecked
 # code); globals, locals, vars, dir (namespaces); type (with 3 arguments it makes a class with any
 # special method, with 1 it hands out `type` itself); memoryview, bytearray (raw buffers); hash
@@ -63,7 +65,8 @@ def restricted_globals(
         "_getitem_": guards.item,
         "_write_": guards.write,
         "_print_": guards.printer,
-        "_getiter_": iter,
+        "_getiter_": guards.iterate,
+        "_call_result_": guards.result,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence,
         "_apply_": _apply,

@@ -58,11 +58,27 @@ NAMING_METHODS = (
 )
 
 
+# Where a ParameterDict's key becomes an attribute name: its item methods, which a subclass
+# cannot replace (special methods other than `__getitem__` cannot be defined, and its own
+# `__getitem__` runs guarded). Each checks the key again and that `_key_to_attr` is still the
+# checked one, so that no subclass steps over the check (see `Ownership.shadowed_internals`,
+# which refuses such a subclass when it is made).
+KEY_METHODS = (
+    _NamingMethod(torch.nn.ParameterDict, "__getitem__", "key", storing=True),
+    _NamingMethod(torch.nn.ParameterDict, "__setitem__", "key", storing=True),
+    _NamingMethod(torch.nn.ParameterDict, "__delitem__", "key", storing=True),
+)
+
+
 def install(patches: Patches, refuse: Refuse) -> None:
     """Check the name argument of every naming method, for one job."""
     for naming in NAMING_METHODS:
         original = vars(naming.owner)[naming.method]
         patches.replace(naming.owner, naming.method, _checked(naming, original, refuse))
+    key_to_attr = vars(torch.nn.ParameterDict)["_key_to_attr"]
+    for naming in KEY_METHODS:
+        original = _checked(naming, vars(naming.owner)[naming.method], refuse)
+        patches.replace(naming.owner, naming.method, _keyed(original, key_to_attr, refuse))
 
 
 def name_refusal(obj: object, name: str, *, storing: bool) -> str | None:
@@ -96,3 +112,15 @@ def _checked(
         return original(self, *args, **kwargs)
 
     return checked
+
+
+def _keyed(
+    checked: Callable[..., Any], key_to_attr: Callable[..., Any], refuse: Refuse
+) -> Callable[..., Any]:
+    @functools.wraps(checked)
+    def keyed(self: object, *args: Any, **kwargs: Any) -> Any:
+        if getattr(type(self), "_key_to_attr", None) is not key_to_attr:
+            refuse(private_refusal(f"{type(self).__name__}._key_to_attr"))
+        return checked(self, *args, **kwargs)
+
+    return keyed

@@ -30,34 +30,47 @@ class Ownership:
     def __init__(self, private_names: frozenset[str]) -> None:
         self._classes: dict[int, type] = {}  # holds each class so that its id stays its own
         self._names = set(private_names)
-        # The private instance attributes the submission's own writes made, by object; each
-        # object is held so that its id stays its own.
-        self._written: dict[int, tuple[object, set[str]]] = {}
+        # The private instance attributes the submission's own writes made, by object, with the
+        # value each was given; each object is held so that its id stays its own.
+        self._written: dict[int, tuple[object, dict[str, object]]] = {}
 
     def adopt(self, cls: type) -> None:
         """Note `cls` as defined by the submission (its class statement just ran)."""
         self._classes[id(cls)] = cls
 
     def shadowed_internals(self, defined: type) -> list[str]:
-        """The library's private names that a class's body binds: nn.Module's instance
-        internals (a property named `_parameters` would be handed torch's own dict by
-        `nn.Module.__init__`), and a library base's private methods (overriding
-        `ParameterDict._key_to_attr` would skip the check of every key that the sandbox puts
-        there, see `naming`)."""
-        bases = [cls for cls in defined.__mro__[1:] if id(cls) not in self._classes]
-        found = {
-            name
-            for name in vars(defined)
-            # the source's own names: a metaclass adds some of its own (ABCMeta's `_abc_impl`)
-            if name in self._names and any(name in vars(base) for base in bases)
-        }
-        if issubclass(defined, torch.nn.Module):
-            found |= vars(defined).keys() & _module_instance_internals()
+        """The library's private names that the submission's classes on `defined`'s MRO bind,
+        `defined` itself and its own bases alike: a mixin of its own put first (`class
+        Open(Mixin, nn.ParameterDict)`) overrides the library's method as surely as a body
+        that binds it. Refused: nn.Module's instance internals (a property named `_parameters`
+        would be handed torch's own dict by `nn.Module.__init__`), and any private name that a
+        library class on the MRO defines (overriding `ParameterDict._key_to_attr` would skip the
+        check of every key that the sandbox puts there, see `naming`; `_call_impl` runs every
+        module call). Judged when a class is made: a class is never writable afterwards."""
+        own = [cls for cls in defined.__mro__ if cls is defined or id(cls) in self._classes]
+        foreign = [cls for cls in defined.__mro__ if cls not in own]
+        internals = _module_instance_internals() if issubclass(defined, torch.nn.Module) else set()
+        found: set[str] = set()
+        for cls in own:
+            bound = vars(cls).keys()
+            found |= {
+                name
+                for name in bound
+                # the source's own names: a metaclass adds some of its own (ABCMeta's `_abc_impl`)
+                if name in self._names and any(name in vars(base) for base in foreign)
+            }
+            found |= bound & internals
         return sorted(found)
 
-    def record_write(self, obj: object, name: str) -> None:
-        """Note that the submission itself set the private attribute `name` of `obj`."""
-        self._written.setdefault(id(obj), (obj, set()))[1].add(name)
+    def record_write(self, obj: object, name: str, value: object) -> None:
+        """Note that the submission itself set the private attribute `name` of `obj` to
+        `value`: the attribute is its own for as long as it holds that value."""
+        self._written.setdefault(id(obj), (obj, {}))[1][name] = value
+
+    def write_target(self, obj: object) -> object:
+        """What a write of a private attribute of `obj` (its own) goes through: it notes the
+        value written, which the attribute is the submission's for as long as it holds."""
+        return _OwnWrite(obj, self)
 
     def owns_instance(self, obj: object) -> bool:
         return id(type(obj)) in self._classes
@@ -86,10 +99,14 @@ class Ownership:
             return _library_class_defines((*owner.__mro__, *metaclass.__mro__), name)
         if defined_by_library(obj, name):
             return True
-        # Set on the instance, but not by the submission: by a library layer's own __init__
-        # (nn.GRU's `_flat_weights`, say).
+        # Set on the instance, but not to what the submission wrote there: by a library layer's
+        # own __init__ (nn.GRU's `_flat_weights`), even where the submission wrote the name
+        # first to claim it. Judged by the value, since whoever writes last owns what is there.
         instance_dict: dict[str, object] = getattr(obj, "__dict__", {})
-        return name in instance_dict and name not in self._written.get(id(obj), (None, ()))[1]
+        if name not in instance_dict:
+            return False
+        written = self._written.get(id(obj), (None, {}))[1]
+        return name not in written or written[name] is not instance_dict[name]
 
     def _owning_class(self, obj: object) -> type | None:
         """The submission's class behind `obj`: the class itself, an instance's class, or the
@@ -101,6 +118,26 @@ class Ownership:
         if isinstance(obj, type):
             return obj if id(obj) in self._classes else None
         return type(obj) if self.owns_instance(obj) else None
+
+
+class _OwnWrite:
+    """The target of `obj._name = value` on the submission's own `obj`: sets the attribute on
+    `obj` and notes the value (`Ownership.record_write`)."""
+
+    __slots__ = ("_ownership", "_target")
+    _ownership: Ownership
+    _target: object
+
+    def __init__(self, target: object, ownership: Ownership) -> None:
+        object.__setattr__(self, "_target", target)
+        object.__setattr__(self, "_ownership", ownership)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        setattr(self._target, name, value)
+        self._ownership.record_write(self._target, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(self._target, name)
 
 
 def defined_by_library(obj: object, name: str) -> bool:

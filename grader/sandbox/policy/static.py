@@ -116,9 +116,17 @@ class _SubmissionPolicy(RestrictingNodeTransformer):
     def visit_ClassDef(self, node: ast.ClassDef) -> _Visited:  # noqa: N802 (ast's naming)
         self._classes.append(node.name)
         try:
-            return super().visit_ClassDef(node)
+            rewritten = super().visit_ClassDef(node)
         finally:
             self._classes.pop()
+        # RestrictedPython parses a new class statement (to add `metaclass=__metaclass__`) at
+        # line 1: a refusal while the class is made must name the statement's own line.
+        assert isinstance(rewritten, ast.ClassDef)
+        copy_locations(rewritten, node)
+        for keyword in rewritten.keywords:
+            copy_locations(keyword, node)
+            copy_locations(keyword.value, node)
+        return rewritten
 
     def visit_Attribute(self, node: ast.Attribute) -> _Visited:  # noqa: N802 (ast's naming)
         self._check_attribute(node, storing=not isinstance(node.ctx, ast.Load))
@@ -149,9 +157,13 @@ class _SubmissionPolicy(RestrictingNodeTransformer):
         return statement
 
     def visit_Call(self, node: ast.Call) -> _Visited:  # noqa: N802 (ast's naming)
+        """`f(...)` as `_call_result_(f(...))`: what a call returns is checked before the code
+        can use it (no array of objects, however made; see `Guards.result`)."""
         if any(_spells_object_dtype(argument) for argument in _dtype_arguments(node)):
             self.error(node, OBJECT_ARRAYS)
-        return super().visit_Call(node)
+        call = super().visit_Call(node)
+        assert isinstance(call, ast.Call)  # RestrictedPython keeps a call a call (`_apply_`)
+        return _guard_call("_call_result_", call, call)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> _Visited:  # noqa: N802 (ast's naming)
         # RestrictedPython has no rule for `x: int = 0` and refuses it; its parts are guarded as

@@ -13,6 +13,7 @@ or a silent read.
 from __future__ import annotations
 
 import functools
+import types
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -69,9 +70,11 @@ _TORCH_OBJECT = frozenset({"type"})
 
 def attribute_refusal(obj: object, name: str) -> str | None:
     """Why `obj.name` may not be read, `obj` being anything but a module; None when it may."""
-    if is_object_array(obj):
+    if holds_objects(obj):
         return OBJECT_ARRAYS
     reason = _ANY_OBJECT.get(name) or _torch_object_reason(obj, name)
+    if name == "mro" and isinstance(obj, type):
+        reason = "hands out the classes it derives from, numpy's unchecked `ndarray` among them"
     if name in FORMAT_METHODS and isinstance(obj, type) and issubclass(obj, str):
         reason = "formats past the sandbox's checks; call it on a string instead"
     return (
@@ -102,9 +105,77 @@ OBJECT_ARRAYS = (
 )
 
 
-def is_object_array(value: object) -> bool:
-    """An ndarray whose elements are (or hold) pointers to Python objects."""
-    return isinstance(value, np.ndarray) and value.dtype.hasobject
+# What `holds_objects` can be true of.
+NUMPY_VALUES = (np.ndarray, np.generic, np.dtype)
+
+
+def holds_objects(value: object) -> bool:
+    """An ndarray, numpy scalar (a structured `np.void`) or dtype whose elements are (or hold)
+    pointers to Python objects."""
+    if isinstance(value, np.ndarray | np.generic):
+        return bool(value.dtype.hasobject)
+    return isinstance(value, np.dtype) and bool(value.hasobject)
+
+
+def any_holds_objects(values: tuple[object, ...] | list[object]) -> bool:
+    """Whether an item of `values` holds objects: one C-speed pass over the types first, since
+    a list can be long and is rarely of arrays."""
+    kinds = set(map(type, values))
+    if not any(issubclass(kind, NUMPY_VALUES) for kind in kinds):
+        return False
+    return any(holds_objects(value) for value in values)
+
+
+# Exact types of values that are neither arrays of objects nor classes: most values read and
+# returned, passed with one look.
+HOLDS_NO_OBJECTS = frozenset(
+    {
+        torch.Tensor, torch.nn.Parameter, torch.Size, float, int, bool, str, type(None),
+        types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType,
+    }
+)  # fmt: skip
+
+# Iterables whose items cannot be arrays of objects: numbers, characters, tensors, the rows of an
+# array that holds none, a dict's or set's keys (arrays are unhashable).
+ITEMS_HOLD_NO_OBJECTS = (range, str, bytes, torch.Tensor, np.ndarray, dict, set, frozenset)
+
+# numpy's classes that read raw bytes as records (`np.void(data, dtype=[("p", "O")])`,
+# `np.recarray(shape, dtype, buf=...)`), whose object fields are then pointers of the caller's
+# choosing, or that make arrays of objects (`np.object_([...])`). Refused however reached: by
+# name from numpy (`modules`) and by identity elsewhere (`np.dtype("V8").type`).
+RAW_RECORD_CLASSES: tuple[type, ...] = (np.void, np.record, np.recarray, np.object_)
+
+
+def raw_class_refusal(cls: type) -> str:
+    return (
+        f"`numpy.{cls.__name__}` is not allowed in the grading sandbox: it reads raw bytes as "
+        "records or makes arrays of Python objects; use numeric arrays"
+    )
+
+
+def array_class(refuse: Refuse) -> type:
+    """`numpy.ndarray` as the submission reads it: the same class to `isinstance`, `issubclass`
+    and annotations, but a constructor that refuses to hand out an array of objects.
+    `np.ndarray(shape, dtype, buffer=...)` reads any bytes as the array's elements: with an
+    object dtype (or a structured one with an object field) as pointers to objects at addresses
+    of the caller's choosing, which printing, iterating or any numpy function then follows. The
+    array is checked before anything can follow a pointer in it, however the constructor is
+    called (`map(np.ndarray, ...)` calls it from C, past any guard of the submission's calls)."""
+
+    class CheckedArrayClass(type):
+        def __instancecheck__(cls, instance: object) -> bool:
+            return isinstance(instance, np.ndarray)
+
+        def __subclasscheck__(cls, subclass: type) -> bool:
+            return issubclass(subclass, np.ndarray)
+
+        def __call__(cls, *args: Any, **kwargs: Any) -> np.ndarray:
+            array = np.ndarray(*args, **kwargs)
+            if array.dtype.hasobject:
+                refuse(OBJECT_ARRAYS)
+            return array
+
+    return CheckedArrayClass("ndarray", (), {"__module__": "numpy", "__qualname__": "ndarray"})
 
 
 def names_object_dtype(text: str) -> bool:
