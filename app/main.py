@@ -15,16 +15,16 @@ from typing import Any
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from app import problems
+from app.access.auth import authenticate
+from app.api import problems
+from app.api.security_headers import SecurityHeaders
 from app.assembly import build_api
-from app.auth import authenticate
+from app.core.settings import AppSettings, get_settings
+from app.exercises.progress import router as progress_router
 from app.exercises.router import router as exercises_router
 from app.health.router import router as health_router
 from app.lti import router as lti
-from app.progress import router as progress_router
 from app.regrades.router import router as regrades_router
-from app.security_headers import SecurityHeaders
-from app.settings import AppSettings, get_settings
 from app.staff.router import router as staff_router
 from app.submissions.router import router as submissions_router
 from app.ui import router as ui

@@ -1,1 +1,1 @@
-"""Alembic migrations of the service's database (run by `app.db.migrate`)."""
+"""Alembic migrations of the service's database (run by `app.core.db.migrate`)."""

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from sqlalchemy import ColumnElement, case, func, select, update
 from sqlalchemy.orm import Session
 
-from app.models import (
+from app.api.problems import RegradeNotFound, SubmissionNotFound
+from app.core.models import (
     Course,
     PastReport,
     Regrade,
@@ -17,7 +18,6 @@ from app.models import (
     SubmissionStatus,
     utcnow,
 )
-from app.problems import RegradeNotFound, SubmissionNotFound
 from app.regrades.schemas import RegradeReason
 from app.staff.scores import outdated
 

@@ -14,9 +14,9 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from app.models import GradebookScore
+from app.api.submission_schemas import SubmissionSummary
+from app.core.models import GradebookScore
 from app.staff import examples
-from app.submissions.schemas import SubmissionSummary
 from grader.spec import Visibility
 
 

@@ -12,7 +12,7 @@ from sqlalchemy import ColumnElement, Subquery, and_, case, func, literal, selec
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import SQLCoreOperations
 
-from app.models import ExercisePolicy, GradebookScore, Submission, SubmissionStatus
+from app.core.models import ExercisePolicy, GradebookScore, Submission, SubmissionStatus
 from grader.report import ReportStatus
 
 

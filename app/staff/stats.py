@@ -1,5 +1,5 @@
 """A course's figures per exercise, every one counted by SQL: grouped queries over the
-submissions' columns and their reports' rows (app.models.ReportOutcome), the same on SQLite and
+submissions' columns and their reports' rows (app.core.models.ReportOutcome), the same on SQLite and
 PostgreSQL, a bounded number per request however large the class. Python only shapes what they
 return (a row per test, per mistake, per bin, per day).
 
@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, case, distinct, exists, func, select
 from sqlalchemy.orm import Session
 
-from app.models import (
+from app.core.models import (
     Course,
     ExercisePolicy,
     GradebookScore,
@@ -23,6 +23,7 @@ from app.models import (
     ReportOutcome,
     Submission,
 )
+from app.core.utc_day import utc_day
 from app.staff.mistakes import known_mistakes
 from app.staff.schemas import (
     AttemptsBin,
@@ -39,7 +40,6 @@ from app.staff.schemas import (
     Unrecognised,
 )
 from app.staff.scores import PASSED, SCORED, fraction, graded, outdated, student_scores
-from app.staff.utc_day import utc_day
 from grader.catalog import Catalog
 from grader.report import PropertyStatus, ReportStatus, TestStatus
 from grader.spec import Exercise
