@@ -24,6 +24,7 @@ from app.exercises.progress import router as progress_router
 from app.exercises.router import router as exercises_router
 from app.health.router import router as health_router
 from app.lti import router as lti
+from app.lti.registrations import platform_origins
 from app.regrades.router import router as regrades_router
 from app.staff.router import router as staff_router
 from app.submissions.router import router as submissions_router
@@ -62,7 +63,8 @@ def create_app(settings: AppSettings | None = None, *, grader: Grader | None = N
         max_body_size=settings.max_source_bytes * 6 + 64 * 1024,
     )
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.answered_hosts())
-    app.add_middleware(SecurityHeaders, settings=settings)  # outermost: on every answer
+    # outermost: on every answer
+    app.add_middleware(SecurityHeaders, settings=settings, platform_origins=platform_origins)
     problems.install(app)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(authenticate)])
     v1.include_router(exercises_router)

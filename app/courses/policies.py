@@ -3,10 +3,36 @@ takes, and its attempt budget. An exercise without a row has the defaults."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy.orm import Session
 
-from app.core.models import ExercisePolicy
-from app.staff.schemas import ExercisePolicyBody
+from app.core.models import ExercisePolicy, GradebookScore
+
+# For the OpenAPI documentation of the staff routes that read and write a policy.
+_EXAMPLE: dict[str, Any] = {"gradebook": "latest", "attempts": 5, "window_s": 86400}
+
+
+class ExercisePolicyBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE]})
+
+    gradebook: GradebookScore = Field(
+        default=GradebookScore.BEST, description="which score the gradebook takes"
+    )
+    attempts: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="an attempt budget: this many attempts per window, refilled evenly",
+    )
+    window_s: int | None = Field(default=None, ge=60, le=366 * 24 * 3600)
+
+    @model_validator(mode="after")
+    def _budget_whole(self) -> ExercisePolicyBody:
+        if (self.attempts is None) != (self.window_s is None):
+            raise ValueError("attempts and window_s go together: give both, or neither")
+        return self
 
 
 def read_policy(session: Session, course_id: int, exercise: str) -> ExercisePolicyBody:

@@ -14,12 +14,12 @@ from app.api.problem_docs import responses
 from app.api.problems import CourseNotFound, ExerciseUnavailable, Unauthorized, UnknownExercise
 from app.core.student_ids import StudentId
 from app.courses import policies
+from app.courses.policies import ExercisePolicyBody
 from app.staff import examples, exports, stats, students
 from app.staff.deps import StaffCourseDep
 from app.staff.schemas import (
     CourseExercises,
     CourseStudents,
-    ExercisePolicyBody,
     ExerciseStats,
     StudentDetail,
 )
