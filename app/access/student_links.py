@@ -18,9 +18,10 @@ from urllib.parse import quote
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
+from app.access.models import StudentLink
 from app.access.signed_tokens import InvalidToken, sign, verify
 from app.core.commands import CommandRefused
-from app.core.models import LTI_STUDENTS, Course, StudentLink, utcnow
+from app.core.models import LTI_STUDENTS, Course, utcnow
 from app.core.settings import AppSettings
 from app.core.student_ids import comparable, normal_student_id
 from app.courses.registry import existing_course

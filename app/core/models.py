@@ -1,4 +1,7 @@
-"""Storage models (SQLAlchemy 2, typed). Wire schemas live beside each resource's routes.
+"""Storage models (SQLAlchemy 2, typed) that every room stands on: the declarative base and its
+column types, courses, API keys and submissions. Each concept's own tables live in its package
+(app.access.models, app.courses.models, app.grading.models, app.outbox.models,
+app.regrades.models, app.lti.models); wire schemas live beside each resource's routes.
 
 The schema is owned by the Alembic migrations in `app/migrations`; a test checks that the two
 agree, so a model change without a migration fails.
@@ -126,16 +129,6 @@ class SubmissionStatus(StrEnum):
     DONE = "done"
 
 
-class OutboxStatus(StrEnum):
-    """Where a message of the outbox (app.outbox.sender) stands."""
-
-    WAITING = "waiting"  # recorded before its submission is graded: not due yet
-    PENDING = "pending"  # due: the sender makes attempts from `next_attempt_at` on
-    DELIVERED = "delivered"
-    SKIPPED = "skipped"  # nothing to send after all (an LTI score of an error report)
-    FAILED = "failed"  # every attempt failed; kept for the operator to see
-
-
 def stored_enum(enum: type[StrEnum]) -> Enum:
     # Stored as plain strings (no native PostgreSQL enum type to migrate when a value is added).
     return Enum(
@@ -182,21 +175,6 @@ class ApiKey(Base):
     course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
     role: Mapped[Role] = mapped_column(stored_enum(Role))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-
-
-class StudentLink(Base):
-    """A student's way in without an LMS (app.access.student_links): the signed token names this
-    row, so revoking the row (or its expiry) ends the token."""
-
-    __tablename__ = "student_links"
-    __table_args__ = (Index("ix_student_links_course_student", "course_id", "student_id"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
-    student_id: Mapped[str] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
@@ -247,145 +225,5 @@ class Submission(Base):
     callback_url: Mapped[str | None] = mapped_column(String(2048))
     # Who answers for it while it is unfinished (app.grading.leases): a grader grading it, or the
     # dispatcher that handed it over; nobody once the lease has expired.
-    lease_holder: Mapped[str | None] = mapped_column(String(200))
-    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-
-
-class OutboxMessage:
-    """The columns every kind of outbox message shares (app.outbox.sender sends them)."""
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    status: Mapped[OutboxStatus] = mapped_column(
-        stored_enum(OutboxStatus), default=OutboxStatus.PENDING, index=True
-    )
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    # When the sender may try next; also its claim on the message while it tries.
-    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    last_status_code: Mapped[int | None] = mapped_column(Integer)
-    last_error: Mapped[str | None] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
-
-
-class WebhookDelivery(OutboxMessage, Base):
-    """One finished submission's POST to its callback_url, retried until it lands or gives up."""
-
-    __tablename__ = "webhook_deliveries"
-
-    submission_id: Mapped[str] = mapped_column(
-        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
-    )
-    url: Mapped[str] = mapped_column(String(2048))
-    # What happened (app.outbox.webhooks): "submission.done", or "submission.regraded"
-    # (app.regrades).
-    event: Mapped[str] = mapped_column(String(32), default="submission.done")
-
-
-class OutcomeKind(StrEnum):
-    TEST = "test"  # a test's status
-    FINDING = "finding"  # a diagnosed mistake (status "")
-    PROPERTY = "property"  # a property check's status
-
-
-class ReportOutcome(Base):
-    """One line of a submission's current report, as a row: what the course's statistics count
-    (app.staff) without reading any report's JSON. Rewritten with the report
-    (app.grading.report_store)."""
-
-    __tablename__ = "report_outcomes"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    submission_id: Mapped[str] = mapped_column(
-        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
-    )
-    kind: Mapped[OutcomeKind] = mapped_column(stored_enum(OutcomeKind))
-    name: Mapped[str] = mapped_column(String(200))
-    status: Mapped[str] = mapped_column(String(16))
-    # A test's visibility ("visible", "hidden"); None for findings and properties.
-    visibility: Mapped[str | None] = mapped_column(String(16))
-
-
-class PastReport(Base):
-    """A report a submission had before it was graded again (a regrade), with the exercise's
-    version that graded it: history, never shown as the submission's result."""
-
-    __tablename__ = "past_reports"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    submission_id: Mapped[str] = mapped_column(
-        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
-    )
-    exercise_version: Mapped[str | None] = mapped_column(String(64))
-    report: Mapped[dict[str, Any]] = mapped_column(JSONDocument)
-    report_status: Mapped[str | None] = mapped_column(String(16))
-    score: Mapped[float | None] = mapped_column(Float)
-    max_score: Mapped[float | None] = mapped_column(Float)
-    graded_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    replaced_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    # The regrade that replaced it (app.regrades).
-    regrade_id: Mapped[str | None] = mapped_column(ForeignKey("regrades.id", ondelete="SET NULL"))
-
-
-class GradebookScore(StrEnum):
-    """Which of a student's scores the gradebook takes, per exercise."""
-
-    BEST = "best"
-    LATEST = "latest"
-
-
-class ExercisePolicy(Base):
-    """A course's settings for one exercise; an exercise without a row takes the defaults (the
-    best score counts, no attempt budget)."""
-
-    __tablename__ = "exercise_policies"
-
-    course_id: Mapped[int] = mapped_column(
-        ForeignKey("courses.id", ondelete="CASCADE"), primary_key=True
-    )
-    exercise: Mapped[str] = mapped_column(String(100), primary_key=True)
-    gradebook: Mapped[GradebookScore] = mapped_column(
-        stored_enum(GradebookScore), default=GradebookScore.BEST
-    )
-    # An attempt budget (app.courses.budgets): `attempts` per `window_s` seconds, refilled evenly (a
-    # token bucket); None for none.
-    attempts: Mapped[int | None] = mapped_column(Integer)
-    window_s: Mapped[int | None] = mapped_column(Integer)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
-
-
-class RegradeStatus(StrEnum):
-    QUEUED = "queued"
-    RUNNING = "running"
-    DONE = "done"
-    CANCELLED = "cancelled"
-
-
-class Regrade(Base):
-    """Grading again an exercise's finished submissions in a course (all, or one student's),
-    in id order, after `cursor`: resumable where it stopped (app.regrades)."""
-
-    __tablename__ = "regrades"
-    __table_args__ = (Index("ix_regrades_course_exercise", "course_id", "exercise"),)
-
-    id: Mapped[str] = mapped_column(String(26), primary_key=True, default=new_id)
-    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
-    exercise: Mapped[str] = mapped_column(String(100))
-    student_id: Mapped[str | None] = mapped_column(String(200))
-    # Why: "requested" (an instructor asked) or "new-version" (the exercise changed).
-    reason: Mapped[str] = mapped_column(String(16))
-    status: Mapped[RegradeStatus] = mapped_column(
-        stored_enum(RegradeStatus), default=RegradeStatus.QUEUED, index=True
-    )
-    # The submissions it covers: finished ones with an id up to `last_id` when it was asked.
-    last_id: Mapped[str | None] = mapped_column(String(26))
-    total: Mapped[int] = mapped_column(Integer, default=0)
-    graded: Mapped[int] = mapped_column(Integer, default=0)
-    changed: Mapped[int] = mapped_column(Integer, default=0)
-    # The last submission graded again: the regrade resumes after it.
-    cursor: Mapped[str | None] = mapped_column(String(26))
-    requested_by: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    # Who runs it now (as a submission's lease, app.grading.leases): one runner at a time.
     lease_holder: Mapped[str | None] = mapped_column(String(200))
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

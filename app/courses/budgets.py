@@ -1,5 +1,5 @@
-"""Attempt budgets: an exercise's policy in a course (app.core.models.ExercisePolicy) may give each
-student `attempts` per `window_s` seconds, refilled evenly: a token bucket of `attempts` tokens
+"""Attempt budgets: an exercise's policy in a course (app.courses.models.ExercisePolicy) may give
+each student `attempts` per `window_s` seconds, refilled evenly: a token bucket of `attempts` tokens
 that gains one every `window_s / attempts` seconds.
 
 What uses up an attempt is the submission's `charged` column

@@ -1,4 +1,4 @@
-"""A course's settings per exercise (app.core.models.ExercisePolicy): which score its gradebook
+"""A course's settings per exercise (app.courses.models.ExercisePolicy): which score its gradebook
 takes, and its attempt budget. An exercise without a row has the defaults."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy.orm import Session
 
-from app.core.models import ExercisePolicy, GradebookScore
+from app.courses.models import ExercisePolicy, GradebookScore
 
 # For the OpenAPI documentation of the staff routes that read and write a policy.
 _EXAMPLE: dict[str, Any] = {"gradebook": "latest", "attempts": 5, "window_s": 86400}

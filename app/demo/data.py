@@ -27,9 +27,10 @@ from sqlalchemy.orm import Session
 from ulid import ULID
 
 from app.core.db import Database
-from app.core.models import Base, ReportOutcome, Submission, SubmissionStatus
+from app.core.models import Base, Submission, SubmissionStatus
 from app.courses.registry import course_named
 from app.demo.reports import Attempt, Bug, Outcome, build_report
+from app.grading.models import ReportOutcome
 from app.grading.report_store import outcome_rows, report_columns
 from app.staff.mistakes import known_mistakes
 from grader.catalog import Catalog

@@ -1,5 +1,5 @@
 """Storing a submission's report: the JSON document, its figures as columns, and its lines as
-rows (app.core.models.ReportOutcome), written together so the course's statistics (app.staff) and
+rows (app.grading.models.ReportOutcome), written together so the course's statistics (app.staff) and
 attempt budgets (app.courses.budgets) count reports by SQL and never disagree with them."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import delete, insert
 from sqlalchemy.orm import Session
 
-from app.core.models import OutcomeKind, ReportOutcome
+from app.grading.models import OutcomeKind, ReportOutcome
 from grader.report import Report, ReportStatus
 
 # A report of these statuses never uses up an attempt: a pass, and the grader's own failure.

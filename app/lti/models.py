@@ -14,12 +14,12 @@ from app.core.models import (
     DEFAULT_COURSE_ID,
     Base,
     JSONDocument,
-    OutboxMessage,
     UTCDateTime,
     new_id,
     stored_enum,
     utcnow,
 )
+from app.outbox.models import OutboxMessage
 
 # Lengths of the columns that hold a platform's user ids and URLs (launches refuse longer ones).
 MAX_USER_ID = 255

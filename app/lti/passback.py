@@ -27,12 +27,13 @@ from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from app.core.db import Database
-from app.core.models import OutboxStatus, Submission, SubmissionStatus, utcnow
+from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings
 from app.lti.adapters import HTTP_TIMEOUT_S, http_session
 from app.lti.models import LtiLaunch, LtiPlatform, LtiScorePost
 from app.lti.registrations import to_registration
 from app.lti.tool_key import tool_key
+from app.outbox.models import OutboxStatus
 from app.outbox.sender import Channel, Retry, Undelivered
 from grader.report import TEST_NAMES_SEPARATOR, Report, ReportStatus, TestStatus
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
-import app.lti.models  # noqa: F401 (registers the LTI tables on Base)
+# Each concept's tables live beside it; importing them registers them all on Base.
+import app.access.models
+import app.courses.models
+import app.grading.models
+import app.lti.models
+import app.outbox.models
+import app.regrades.models  # noqa: F401
 from app.core.db import create_db_engine
 from app.core.models import Base
 from app.core.settings import get_settings

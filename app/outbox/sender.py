@@ -1,6 +1,6 @@
 """The outbox: what must follow a stored report, sent from the database with retries.
 
-A message is a row (app.core.models.OutboxMessage: a webhook delivery, an LTI score post) recorded
+A message is a row (app.outbox.models.OutboxMessage: a webhook delivery, an LTI score post) recorded
 in the transaction that stores the report, so it exists exactly when the report does. One sender
 per API process polls every `outbox_poll_s` (and at once when woken by a finished grading):
 
@@ -29,8 +29,9 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, select, update
 
 from app.core.db import Database
-from app.core.models import OutboxMessage, OutboxStatus, utcnow
+from app.core.models import utcnow
 from app.core.periodic import Periodic
+from app.outbox.models import OutboxMessage, OutboxStatus
 
 log = logging.getLogger(__name__)
 

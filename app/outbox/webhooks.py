@@ -40,8 +40,9 @@ from app.core.callback_urls import (
 )
 from app.core.db import Database
 from app.core.metrics import Metrics
-from app.core.models import OutboxMessage, Submission, WebhookDelivery
+from app.core.models import Submission
 from app.core.settings import AppSettings
+from app.outbox.models import OutboxMessage, WebhookDelivery
 from app.outbox.sender import Channel, Retry, Undelivered
 from grader.report import Report
 

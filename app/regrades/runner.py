@@ -45,9 +45,10 @@ from sqlalchemy import ColumnElement, CursorResult, case, func, or_, select, upd
 from sqlalchemy.orm import Session
 
 from app.core.db import Database
-from app.core.models import Regrade, RegradeStatus, Submission, SubmissionStatus, utcnow
+from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.periodic import Periodic
 from app.grading.job import GradingContext, grade_source
+from app.regrades.models import Regrade, RegradeStatus
 from app.regrades.service import ACTIVE, covered
 from app.regrades.store import LostRegrade, OnRegraded, Position, keep
 

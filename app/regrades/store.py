@@ -24,8 +24,9 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, CursorResult, select, update
 from sqlalchemy.orm import Session
 
-from app.core.models import PastReport, Regrade, RegradeStatus, Submission, utcnow
+from app.core.models import Submission, utcnow
 from app.grading.report_store import replace_outcomes, report_columns
+from app.regrades.models import PastReport, Regrade, RegradeStatus
 from grader.report import Report, ReportStatus
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.submission_schemas import SubmissionSummary
-from app.core.models import GradebookScore
+from app.courses.models import GradebookScore
 from app.staff import examples
 from grader.spec import Visibility
 

@@ -12,7 +12,8 @@ from sqlalchemy import ColumnElement, Subquery, and_, case, func, literal, selec
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import SQLCoreOperations
 
-from app.core.models import ExercisePolicy, GradebookScore, Submission, SubmissionStatus
+from app.core.models import Submission, SubmissionStatus
+from app.courses.models import ExercisePolicy, GradebookScore
 from grader.report import ReportStatus
 
 

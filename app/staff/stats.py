@@ -1,6 +1,6 @@
 """A course's figures per exercise, every one counted by SQL: grouped queries over the
-submissions' columns and their reports' rows (app.core.models.ReportOutcome), the same on SQLite and
-PostgreSQL, a bounded number per request however large the class. Python only shapes what they
+submissions' columns and their reports' rows (app.grading.models.ReportOutcome), the same on SQLite
+and PostgreSQL, a bounded number per request however large the class. Python only shapes what they
 return (a row per test, per mistake, per bin, per day).
 
 Words as in app.staff.schemas.
@@ -15,15 +15,10 @@ from typing import Any
 from sqlalchemy import ColumnElement, case, distinct, exists, func, select
 from sqlalchemy.orm import Session
 
-from app.core.models import (
-    Course,
-    ExercisePolicy,
-    GradebookScore,
-    OutcomeKind,
-    ReportOutcome,
-    Submission,
-)
+from app.core.models import Course, Submission
 from app.core.utc_day import utc_day
+from app.courses.models import ExercisePolicy, GradebookScore
+from app.grading.models import OutcomeKind, ReportOutcome
 from app.staff.mistakes import known_mistakes
 from app.staff.schemas import (
     AttemptsBin,

@@ -16,16 +16,9 @@ from sqlalchemy.exc import OperationalError
 
 from app.access.api_keys import create_key, find_key
 from app.core.db import Database, alembic_config, migrate
-from app.core.models import (
-    DEFAULT_COURSE_ID,
-    Base,
-    OutcomeKind,
-    ReportOutcome,
-    Role,
-    Submission,
-    SubmissionStatus,
-)
+from app.core.models import DEFAULT_COURSE_ID, Base, Role, Submission, SubmissionStatus
 from app.courses.registry import course_named
+from app.grading.models import OutcomeKind, ReportOutcome
 
 
 def test_upgrade_head_on_an_empty_database_makes_every_table(database_url: str) -> None:

@@ -16,9 +16,10 @@ from sqlalchemy import select
 from app.access.auth import student_principal
 from app.access.rules import submitting_as
 from app.api.submission_schemas import SubmissionCreate
-from app.core.models import ExercisePolicy, Role, Submission
+from app.core.models import Role, Submission
 from app.core.student_ids import normal_student_id
 from app.core.visible_text import is_invisible
+from app.courses.models import ExercisePolicy
 from app.courses.registry import existing_course
 
 # Five spellings of one student (issue 24): as typed, capitalised, with a trailing space, in

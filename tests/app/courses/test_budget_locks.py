@@ -15,7 +15,8 @@ from httpx2 import Response
 from sqlalchemy import event, func, select, text
 
 from app.api.api_process import ApiProcess
-from app.core.models import ExercisePolicy, Role, Submission
+from app.core.models import Role, Submission
+from app.courses.models import ExercisePolicy
 from app.courses.registry import existing_course
 
 _BOUND_S = 60.0  # never reached unless the service hangs

@@ -23,8 +23,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
-from app.core.models import ExercisePolicy, Role, Submission
+from app.core.models import Role, Submission
 from app.courses.budgets import Budget, Standing, standing, used_up_message
+from app.courses.models import ExercisePolicy
 from app.courses.registry import existing_course
 from app.grading.report_store import charges_attempt
 from app.lti.sessions import LaunchSession

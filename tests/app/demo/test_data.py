@@ -14,8 +14,9 @@ import pytest
 from sqlalchemy import select
 
 from app.core.db import Database
-from app.core.models import ReportOutcome, Submission
+from app.core.models import Submission
 from app.demo.data import seed_course
+from app.grading.models import ReportOutcome
 from app.grading.report_store import outcome_rows, report_columns
 from app.staff.mistakes import known_mistakes
 from grader.catalog import Catalog

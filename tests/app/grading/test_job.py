@@ -20,17 +20,12 @@ from pydantic import SecretStr
 from sqlalchemy import select, update
 
 from app.core.db import Database
-from app.core.models import (
-    OutcomeKind,
-    ReportOutcome,
-    Submission,
-    SubmissionStatus,
-    WebhookDelivery,
-    utcnow,
-)
+from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings
 from app.grading.job import GradingContext, grade_submission
 from app.grading.leases import Leases
+from app.grading.models import OutcomeKind, ReportOutcome
+from app.outbox.models import WebhookDelivery
 from app.outbox.webhooks import record_delivery
 from grader.report import Report
 from grader.runner import Grader

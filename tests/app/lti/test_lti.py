@@ -27,9 +27,10 @@ from sqlalchemy import select
 from tool_support import refusal_reason, registered_platform, serve_tool
 
 from app.access.api_keys import create_key
-from app.core.models import OutboxStatus, Role
+from app.core.models import Role
 from app.lti.contexts import bind, unbind
 from app.lti.models import LtiScorePost
+from app.outbox.models import OutboxStatus
 from grader.runner import Grader
 
 pytestmark = pytest.mark.slow  # two servers and real HTTP between them

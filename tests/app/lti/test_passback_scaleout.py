@@ -15,9 +15,9 @@ from sqlalchemy import select
 from stack_support import Stack, running_stack, stack_env, wait_for
 
 from app.core.db import Database
-from app.core.models import OutboxStatus
 from app.lti.models import LtiLaunch, LtiScorePost
 from app.lti.passback import SCORE_SCOPE, track
+from app.outbox.models import OutboxStatus
 
 pytestmark = pytest.mark.slow
 

@@ -28,8 +28,8 @@ from platform_support import Platform, post_launch, start_launch
 from sqlalchemy import select
 from tool_support import registered_platform, serve_tool
 
-from app.core.models import OutboxStatus, WebhookDelivery
 from app.lti.models import LtiScorePost
+from app.outbox.models import OutboxStatus, WebhookDelivery
 from grader.catalog import Catalog
 from grader.runner import Grader
 from grader.spec import load_exercise

@@ -11,13 +11,8 @@ from collections.abc import Callable
 from app_support import CORRECT, SEED, wait_until
 
 from app.core.db import Database
-from app.core.models import (
-    OutboxMessage,
-    OutboxStatus,
-    Submission,
-    SubmissionStatus,
-    WebhookDelivery,
-)
+from app.core.models import Submission, SubmissionStatus
+from app.outbox.models import OutboxMessage, OutboxStatus, WebhookDelivery
 from app.outbox.sender import Channel, OutboxSender, Retry, Undelivered
 
 

@@ -27,7 +27,8 @@ from httpx2 import Response
 from sqlalchemy import select
 
 from app.core import logs
-from app.core.models import OutboxStatus, Submission, WebhookDelivery
+from app.core.models import Submission
+from app.outbox.models import OutboxStatus, WebhookDelivery
 from app.outbox.webhooks import (
     DELIVERY_HEADER,
     SIGNATURE_HEADER,

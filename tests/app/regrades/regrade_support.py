@@ -8,8 +8,9 @@ from typing import Any
 from sqlalchemy import select
 
 from app.core.db import Database
-from app.core.models import PastReport, Regrade, Submission, SubmissionStatus, utcnow
+from app.core.models import Submission, SubmissionStatus, utcnow
 from app.grading.report_store import add_outcomes, report_columns
+from app.regrades.models import PastReport, Regrade
 from grader.report import Report
 
 

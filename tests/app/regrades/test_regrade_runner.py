@@ -24,19 +24,14 @@ from regrade_support import graded_earlier, history, regrade_row
 from sqlalchemy import select, update
 
 from app.core.db import Database
-from app.core.models import (
-    DEFAULT_COURSE_ID,
-    Regrade,
-    RegradeStatus,
-    ReportOutcome,
-    SubmissionStatus,
-    WebhookDelivery,
-    utcnow,
-)
+from app.core.models import DEFAULT_COURSE_ID, SubmissionStatus, utcnow
 from app.grading.job import GradingContext, grade_submission
+from app.grading.models import ReportOutcome
 from app.grading.report_store import outcome_rows
+from app.outbox.models import WebhookDelivery
 from app.outbox.webhooks import record_regraded
 from app.regrades import service
+from app.regrades.models import Regrade, RegradeStatus
 from app.regrades.runner import RegradeRunner, Step
 from grader.report import Report
 from grader.runner import Grader

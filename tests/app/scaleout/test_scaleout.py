@@ -30,10 +30,11 @@ from sqlalchemy import delete, select
 
 from app.cli import main
 from app.core.db import Database
-from app.core.models import Submission, SubmissionStatus, WebhookDelivery, utcnow
+from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings, get_settings
 from app.grading.job import GradingContext
 from app.grading.leases import DISPATCHED
+from app.outbox.models import WebhookDelivery
 from app.scaleout.broker import GRADE_TASK, GRADING_QUEUE, make_celery
 from app.scaleout.notify import DoneListener, DonePublisher
 from app.scaleout.ratelimit import RedisRateLimiter

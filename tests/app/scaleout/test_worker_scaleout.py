@@ -31,8 +31,9 @@ from sqlalchemy import select, update
 from stack_support import Stack, running_stack, stack_env, wait_for
 
 from app.core.db import Database
-from app.core.models import Submission, SubmissionStatus, WebhookDelivery, utcnow
+from app.core.models import Submission, SubmissionStatus, utcnow
 from app.grading.report_store import report_columns
+from app.outbox.models import WebhookDelivery
 from app.outbox.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
 from grader.report import Report, ReportStatus
 

@@ -10,7 +10,8 @@ import pytest
 from staff_support import Class, failing
 
 from app.core.db import Database
-from app.core.models import Course, ExercisePolicy, GradebookScore
+from app.core.models import Course
+from app.courses.models import ExercisePolicy, GradebookScore
 from app.courses.registry import course_named
 from app.demo.reports import Outcome
 from app.staff.mistakes import known_mistakes

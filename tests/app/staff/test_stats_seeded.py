@@ -18,7 +18,8 @@ from recount import Graded, exercise_figures, gradebook, mean_score, read_graded
 from sqlalchemy import event, select
 
 from app.core.db import Database
-from app.core.models import Course, ExercisePolicy, GradebookScore
+from app.core.models import Course
+from app.courses.models import ExercisePolicy, GradebookScore
 from app.demo.data import seed_course
 from app.staff.mistakes import known_mistakes
 from app.staff.stats import course_exercises, exercise_stats
