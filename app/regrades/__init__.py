@@ -9,4 +9,5 @@ again after the exercise changed, or when its staff ask.
              one through app.grading.report_store, progress in the same transaction; a changed score
              posted again to the LMS and announced by webhook (`submission.regraded`)
     router   the staff's routes under /v1/courses/{course}/...
-"""
+
+May import: core, api, access, grading, staff."""

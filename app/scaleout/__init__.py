@@ -21,4 +21,5 @@ carries messages, leases and rate limits, and losing any of them delays work but
     notify      "done" announcements that wake the API's ?wait=true requests at once
     worker      the `autograder worker` process, and its metrics exporter
     ratelimit   token buckets in Redis, shared by every API replica
-"""
+
+May import: core, grading."""
