@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, FastAPI
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from app.access.auth import authenticate
-from app.api import problems
+from app.api import problem_responses, problems
 from app.api.security_headers import SecurityHeaders
 from app.assembly import build_api
 from app.core.settings import AppSettings, get_settings
@@ -65,7 +65,7 @@ def create_app(settings: AppSettings | None = None, *, grader: Grader | None = N
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.answered_hosts())
     # outermost: on every answer
     app.add_middleware(SecurityHeaders, settings=settings, platform_origins=platform_origins)
-    problems.install(app)
+    problem_responses.install(app)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(authenticate)])
     v1.include_router(exercises_router)
     v1.include_router(progress_router)

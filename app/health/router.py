@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict
 from app.api.api_process import ApiProcess
 from app.api.deps import ApiDep
 from app.api.problem_docs import responses
-from app.api.problems import DatabaseBusy, database_timed_out
+from app.api.problem_responses import database_timed_out
+from app.api.problems import DatabaseBusy
 from app.core.metrics import CONTENT_TYPE
 from app.grading.dispatch import Check
 from grader.catalog import Catalog

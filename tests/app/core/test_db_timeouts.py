@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Connection, create_engine, text
 from sqlalchemy.exc import OperationalError
 
-from app.api.problems import database_timed_out
+from app.api.problem_responses import database_timed_out
 from app.core.db import Database, Timeouts
 from app.core.models import Submission
 
