@@ -1,9 +1,9 @@
 """How a process is put together from its settings: `build_api` and `build_worker`.
 
 Each owns what it starts in an ExitStack and closes it last-started-first. The catalog is read
-at start and followed after (app.catalog_watch: a broken exercise is set apart, a changed one
-served once checked) and, where the process grades, the grader is loaded and warmed once
-(`load_grader`, app.grading.warm_up).
+at start and followed after (app.grading.catalog_watch: a broken exercise is set apart, a changed
+one served once checked) and, where the process grades, the grader is loaded and warmed once
+(`load_grader`, app.grading.job.warm_up).
 
     an API process                            a worker (scale-out)
     database, metrics, waiters, outbox        database, metrics exporter, grader (warm before
@@ -18,7 +18,7 @@ served once checked) and, where the process grades, the grader is loaded and war
 
 The integrations that follow a report (webhooks, LTI grade passback) are wired here, as hooks
 of the grading job (and of a regrade that changed a score) and channels of the outbox:
-app.grading and app.regrades know none of them.
+app.grading.job and app.regrades know none of them.
 """
 
 from __future__ import annotations
@@ -33,23 +33,27 @@ import httpx
 import redis
 from celery import Celery
 
-from app.api_process import ApiProcess
-from app.catalog_watch import (
+from app.api.api_process import ApiProcess
+from app.core.db import Database
+from app.core.metrics import Metrics
+from app.core.periodic import Periodic
+from app.core.ratelimit import Limiter, RateLimiter
+from app.core.settings import AppSettings
+from app.grading.catalog_watch import (
     CatalogHolder,
     CatalogWatch,
     FollowedCatalog,
     PreloadingGrader,
     log_changes,
 )
-from app.db import Database
-from app.dispatch import Dispatcher, EmbeddedDispatcher
-from app.grading import GradingContext, OnDone, OnGraded, warm_up
-from app.leases import Held, Leases, process_name
+from app.grading.dispatch import Dispatcher, EmbeddedDispatcher
+from app.grading.job import GradingContext, OnDone, OnGraded, warm_up
+from app.grading.leases import Held, Leases, process_name
+from app.grading.sweeper import Sweeper
+from app.grading.waiters import Waiters
 from app.lti.passback import mark_graded, post_again, score_channel
-from app.metrics import Metrics
-from app.outbox import OutboxSender
-from app.periodic import Periodic
-from app.ratelimit import Limiter, RateLimiter
+from app.outbox.sender import OutboxSender
+from app.outbox.webhooks import record_delivery, record_regraded, webhook_channel
 from app.regrades.runner import RegradeRunner, release_regrades
 from app.regrades.store import OnRegraded
 from app.scaleout.broker import make_celery, redis_client
@@ -58,10 +62,6 @@ from app.scaleout.notify import DoneListener, DonePublisher
 from app.scaleout.ratelimit import RedisRateLimiter
 from app.scaleout.registry import WorkerInfo, WorkerRegistry
 from app.scaleout.worker import consume, register_grade_task, serve_metrics
-from app.settings import AppSettings
-from app.sweeper import Sweeper
-from app.waiters import Waiters
-from app.webhooks import record_delivery, record_regraded, webhook_channel
 from grader.catalog import Catalog, catalog_fingerprint
 from grader.plan_cache import PlanCache
 from grader.runner import Grader
@@ -69,7 +69,7 @@ from grader.sandbox.process import ForkServerSandbox
 
 log = logging.getLogger(__name__)
 
-# What follows a stored report, recorded in its transaction (app.outbox sends it).
+# What follows a stored report, recorded in its transaction (app.outbox.sender sends it).
 ON_GRADED: tuple[OnGraded, ...] = (record_delivery, mark_graded)
 # What follows a score that a regrade changed (app.regrades.store).
 ON_REGRADED: tuple[OnRegraded, ...] = (record_regraded, post_again)
@@ -281,7 +281,7 @@ def _database(settings: AppSettings, stack: ExitStack) -> Database:
 def _outbox(
     settings: AppSettings, database: Database, metrics: Metrics, stack: ExitStack
 ) -> OutboxSender:
-    # No connection is kept alive: webhooks connect to an address, not a name (app.webhooks),
+    # No connection is kept alive: webhooks connect to an address, not a name (app.outbox.webhooks),
     # so a kept connection, verified by TLS for one name, would be reused for another name
     # on the same address.
     http = stack.enter_context(httpx.Client(limits=httpx.Limits(max_keepalive_connections=0)))

@@ -5,17 +5,17 @@ autograder worker [--slots N] [--name W] run a grading worker of the scale-out p
                                          takes jobs from AUTOGRADER_BROKER_URL (redis://)
                                          and grades into AUTOGRADER_DATABASE_URL
 autograder keys create|list|revoke       API keys of each course, and their roles
-                                         (app.key_commands)
+                                         (app.access.key_commands)
 autograder lti add-platform|platforms|contexts
                                          the LMSs (LTI 1.3) that may launch the tool, and
                                          the LMS courses bound to ours (app.lti.commands)
 autograder students link|links|revoke    student links, for a course without an LMS
-                                         (app.student_commands)
+                                         (app.access.student_commands)
 autograder submit SLUG FILE [--url U]    grade FILE on a running service (the notebook client's
                                          path; exit codes as `grade`)
 autograder demo-course SLUG [--students N]
                                          a new course with a demo class's submissions, to try
-                                         the course dashboard on (app.staff.demo_commands)
+                                         the course dashboard on (app.demo.commands)
 
 Declared here, run by the modules their handlers name, imported only when a command runs
 (`grader.cli` says why): the service, its database and torch stay out of `--help`.
@@ -30,11 +30,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from app.commands import CommandRefused
+from app.core.commands import CommandRefused
 from grader import cli as engine_cli
 from grader.cli_output import EXIT_USAGE
 
-# `keys create --role`'s choices, as `app.models.Role` spells them: naming them here keeps the
+# `keys create --role`'s choices, as `app.core.models.Role` spells them: naming them here keeps the
 # database's modules out of `--help`.
 ROLES = ("admin", "instructor", "submitter")
 # `lti add-platform --contexts`'s choices, as `app.lti.models.ContextPolicy` spells them.
@@ -93,7 +93,7 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
         "--attempts", type=int, default=20, help="at most per student and exercise (default 20)"
     )
     demo.add_argument("--seed", type=int, default=0, help="the same seed, the same course")
-    demo.set_defaults(handler="app.staff.demo_commands:demo_course")
+    demo.set_defaults(handler="app.demo.commands:demo_course")
 
 
 def _add_key_commands(commands: engine_cli.Commands) -> None:
@@ -108,12 +108,12 @@ def _add_key_commands(commands: engine_cli.Commands) -> None:
         help="what it may do in its course (default admin)",
     )
     create.add_argument("--name", default="default", help="who or what the key is for")
-    create.set_defaults(handler="app.key_commands:create")
+    create.set_defaults(handler="app.access.key_commands:create")
     listing = actions.add_parser("list", help="every key, without the keys themselves")
-    listing.set_defaults(handler="app.key_commands:list_all")
+    listing.set_defaults(handler="app.access.key_commands:list_all")
     revoke = actions.add_parser("revoke", help="revoke a key by its prefix (see `keys list`)")
     revoke.add_argument("prefix", metavar="PREFIX", help="the key's first characters")
-    revoke.set_defaults(handler="app.key_commands:revoke")
+    revoke.set_defaults(handler="app.access.key_commands:revoke")
 
 
 def _add_lti_commands(commands: engine_cli.Commands) -> None:
@@ -184,13 +184,13 @@ def _add_student_commands(commands: engine_cli.Commands) -> None:
         help="the page opens on this exercise (default: the list of exercises); the link "
         "still lets the student into every exercise of the course",
     )
-    link.set_defaults(handler="app.student_commands:link")
+    link.set_defaults(handler="app.access.student_commands:link")
     listing = actions.add_parser("links", help="every link, without the tokens")
     listing.add_argument("--course", help="only this course's")
-    listing.set_defaults(handler="app.student_commands:list_all")
+    listing.set_defaults(handler="app.access.student_commands:list_all")
     revoke = actions.add_parser("revoke", help="revoke every live link of a student")
     _student_arguments(revoke)
-    revoke.set_defaults(handler="app.student_commands:revoke")
+    revoke.set_defaults(handler="app.access.student_commands:revoke")
 
 
 def _student_arguments(parser: argparse.ArgumentParser) -> None:

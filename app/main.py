@@ -15,16 +15,17 @@ from typing import Any
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from app import problems
+from app.access.auth import authenticate
+from app.api import problem_responses, problems
+from app.api.security_headers import SecurityHeaders
 from app.assembly import build_api
-from app.auth import authenticate
+from app.core.settings import AppSettings, get_settings
+from app.exercises.progress import router as progress_router
 from app.exercises.router import router as exercises_router
 from app.health.router import router as health_router
 from app.lti import router as lti
-from app.progress import router as progress_router
+from app.lti.registrations import platform_origins
 from app.regrades.router import router as regrades_router
-from app.security_headers import SecurityHeaders
-from app.settings import AppSettings, get_settings
 from app.staff.router import router as staff_router
 from app.submissions.router import router as submissions_router
 from app.ui import router as ui
@@ -62,8 +63,9 @@ def create_app(settings: AppSettings | None = None, *, grader: Grader | None = N
         max_body_size=settings.max_source_bytes * 6 + 64 * 1024,
     )
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.answered_hosts())
-    app.add_middleware(SecurityHeaders, settings=settings)  # outermost: on every answer
-    problems.install(app)
+    # outermost: on every answer
+    app.add_middleware(SecurityHeaders, settings=settings, platform_origins=platform_origins)
+    problem_responses.install(app)
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(authenticate)])
     v1.include_router(exercises_router)
     v1.include_router(progress_router)

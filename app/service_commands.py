@@ -9,10 +9,10 @@ import sys
 
 import uvicorn
 
-from app import logs
 from app.assembly import build_worker
+from app.core import logs
+from app.core.settings import AppSettings, get_settings
 from app.main import create_app
-from app.settings import AppSettings, get_settings
 from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from grader.settings import GraderSettings
 

@@ -14,7 +14,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from grader.sandbox.limits import SandboxLimits
+from grader.limits import SandboxLimits
 
 Scalar = int | float | bool
 

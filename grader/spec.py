@@ -25,8 +25,8 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from grader.errors import DefinitionProblem, ExerciseDefinitionError
+from grader.limits import SandboxLimits
 from grader.promises import Promise
-from grader.sandbox.limits import SandboxLimits
 from grader.versions import exercise_version
 
 

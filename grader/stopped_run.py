@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from grader.contract import Execution, Termination
+from grader.limits import MIB, SandboxLimits
 from grader.plan import TestPlan
-from grader.sandbox.limits import MIB, SandboxLimits
 
 
 def stopped_at(execution: Execution, tests: Sequence[TestPlan]) -> TestPlan | None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app import access, budgets
-from app.auth import PrincipalDep
-from app.deps import CatalogDep, ExerciseDep, SessionDep, StudentQuery
+from app.access import rules as access
+from app.access.auth import PrincipalDep
+from app.api.deps import CatalogDep, ExerciseDep, SessionDep, StudentQuery
+from app.api.problem_docs import responses
+from app.api.problems import OtherStudent, ReservedStudentId, Unauthorized, UnknownExercise
+from app.core.models import utcnow
+from app.courses import budgets
 from app.exercises.schemas import AttemptBudget, ExercisePublic, ExerciseSummary
-from app.models import utcnow
-from app.problem_docs import responses
-from app.problems import OtherStudent, ReservedStudentId, Unauthorized, UnknownExercise
 
 router = APIRouter(prefix="/exercises", tags=["exercises"])
 

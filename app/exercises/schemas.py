@@ -7,7 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.config import JsonDict
 
-from app.budgets import Budget, Standing
+from app.courses.budgets import Budget, Standing
 from grader.sandbox.policy import importable_modules
 from grader.spec import CausalMask, Exercise, RandomTensor, SameAs, Visibility
 
@@ -137,7 +137,7 @@ def _signature(spec: RandomTensor | CausalMask | SameAs) -> InputSignature:
 
 
 class AttemptBudget(BaseModel):
-    """Where a student stands in the exercise's attempt budget (app.budgets)."""
+    """Where a student stands in the exercise's attempt budget (app.courses.budgets)."""
 
     model_config = ConfigDict(
         json_schema_extra={

@@ -1,0 +1,3 @@
+"""Liveness, readiness and metrics routes.
+
+May import: core, api, grading."""

@@ -9,12 +9,13 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
-from app.api_process import ApiProcess
-from app.deps import ApiDep
-from app.dispatch import Check
-from app.metrics import CONTENT_TYPE
-from app.problem_docs import responses
-from app.problems import DatabaseBusy, database_timed_out
+from app.api.api_process import ApiProcess
+from app.api.deps import ApiDep
+from app.api.problem_docs import responses
+from app.api.problem_responses import database_timed_out
+from app.api.problems import DatabaseBusy
+from app.core.metrics import CONTENT_TYPE
+from app.grading.dispatch import Check
 from grader.catalog import Catalog
 
 router = APIRouter(tags=["health"])
@@ -178,7 +179,7 @@ def _database_check(api: ApiProcess) -> Check:
     },
 )
 async def metrics(api: ApiDep) -> Response:
-    """One scrape at a time asks the database (app.metrics): the others get the last answer,
+    """One scrape at a time asks the database (app.core.metrics): the others get the last answer,
     or a 503 before the first, so scrapes never pile up on a locked table."""
     body = await run_in_threadpool(api.metrics.render_alone)
     if body is None:

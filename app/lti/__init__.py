@@ -6,4 +6,5 @@ One concept per module: `registrations` (platforms, and pylti1p3's tool configur
 `launch` (OIDC login and launch), `deep_linking`, `passback` (scores to the line item,
 durably), `sessions` (signed tokens for the browser), `pages` (HTML), `router` (the routes).
 See docs/lms.md.
-"""
+
+May import: core, api, access, courses, exercises, outbox, submissions."""

@@ -21,9 +21,9 @@ from pylti1p3.request import Request
 from pylti1p3.session import SessionService
 from sqlalchemy import CursorResult, delete, select, update
 
-from app.db import Database
+from app.core.db import Database
+from app.core.models import utcnow
 from app.lti.models import LtiLogin
-from app.models import utcnow
 
 COOKIE_PREFIX = "lti1p3-"
 # Expired logins deleted by each new login, at most: more than one login makes, so the table

@@ -21,8 +21,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.commands import moment, print_table
-from app.db import command_session
+from app.core.commands import moment, print_table
+from app.core.db import command_session
+from app.core.settings import get_settings
 from app.lti import contexts
 from app.lti.models import ContextPolicy
 from app.lti.registrations import (
@@ -30,7 +31,6 @@ from app.lti.registrations import (
     list_platforms,
     remove_platform,
 )
-from app.settings import get_settings
 from grader.cli_output import EXIT_OK
 from grader.settings import GraderSettings
 

@@ -25,13 +25,13 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.commands import CommandRefused
-from app.courses import course_named
-from app.db import Database
+from app.core.commands import CommandRefused
+from app.core.db import Database
+from app.core.models import Course, utcnow
+from app.courses.registry import course_named
 from app.lti.claims import LmsCourse
 from app.lti.models import ContextPolicy, LtiContext, LtiLaunch, LtiPlatform
 from app.lti.pages import LaunchRefused, Remedy
-from app.models import Course, utcnow
 
 # The parts of a course's slug made for an LMS course: the LMS's host, the course's label.
 _SLUG_PART = 40

@@ -17,14 +17,14 @@ from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
-from app.api_process import ApiProcess
+from app.access.signed_tokens import InvalidToken
+from app.api.api_process import ApiProcess
 from app.lti.claims import DEPLOYMENT_CLAIM
 from app.lti.models import LtiPlatform
 from app.lti.pages import LaunchRefused, Remedy
 from app.lti.registrations import is_lms_url, to_registration
 from app.lti.sessions import DeepLinkContext
 from app.lti.tool_key import tool_key
-from app.signed_tokens import InvalidToken
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"

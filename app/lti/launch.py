@@ -13,7 +13,7 @@
                 goes to the exercise page with a signed session token
                 (app.lti.sessions.LaunchSession)
               - a resource-link launch of an Instructor or TA (app.lti.roles): the course
-                dashboard, with a staff session token (app.lti.staff_sessions)
+                dashboard, with a staff session token (app.access.staff_sessions)
               - a deep-linking request: the exercise picker (app.lti.deep_linking)
 
 Everything here blocks (database, the platform's key fetch): routes call it in a worker thread.
@@ -32,7 +32,9 @@ from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.oidc_login import OIDCLogin
 
-from app.api_process import ApiProcess
+from app.access.staff_sessions import StaffSession
+from app.api.api_process import ApiProcess
+from app.core.models import LTI_STUDENTS, Course
 from app.lti import claims, contexts, deep_linking, roles
 from app.lti.adapters import (
     CookieJar,
@@ -46,9 +48,7 @@ from app.lti.models import LtiLaunch, LtiLogin, LtiPlatform
 from app.lti.pages import LaunchRefused, Remedy
 from app.lti.registrations import DatabaseToolConf, find_platform
 from app.lti.sessions import LaunchSession
-from app.lti.staff_sessions import StaffSession
 from app.lti.tool_key import tool_key
-from app.models import LTI_STUDENTS, Course
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"

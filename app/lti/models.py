@@ -1,6 +1,6 @@
 """Storage models of LTI 1.3: platform registrations, the LMS courses (contexts) bound to ours,
 the tool's key, logins in flight, launches and the score posts that carry grades back. Same
-metadata as app.models; migrations 0002 and 0009."""
+metadata as app.core.models; migrations 0002 and 0009."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ from enum import StrEnum
 from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.models import (
+from app.core.models import (
     DEFAULT_COURSE_ID,
     Base,
     JSONDocument,
-    OutboxMessage,
     UTCDateTime,
     new_id,
     stored_enum,
     utcnow,
 )
+from app.outbox.models import OutboxMessage
 
 # Lengths of the columns that hold a platform's user ids and URLs (launches refuse longer ones).
 MAX_USER_ID = 255

@@ -1,10 +1,11 @@
 """Grade passback (Assignment and Grade Services), durable like the webhooks.
 
     track          a launched student's submission is accepted: a `waiting` score post is stored
-    mark_graded    app.grading's hook: in the transaction that stores the report the post becomes
+    mark_graded    app.grading.job's hook: in the transaction that stores the report the post
+    becomes
                    `pending` (or `skipped` for an error report: the grader failed, not the student)
     post_again     app.regrades' hook, when a regrade changed the score: the post is due again
-    score_channel  how the outbox (app.outbox) sends a due post: the score to the line item
+    score_channel  how the outbox (app.outbox.sender) sends a due post: the score to the line item
                    through pylti1p3 (an access token from the platform's token URL, signed with
                    the tool's key), retried with backoff up to `lti_score_max_attempts`.
 
@@ -25,14 +26,15 @@ from requests import RequestException
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
-from app.db import Database
+from app.core.db import Database
+from app.core.models import Submission, SubmissionStatus, utcnow
+from app.core.settings import AppSettings
 from app.lti.adapters import HTTP_TIMEOUT_S, http_session
 from app.lti.models import LtiLaunch, LtiPlatform, LtiScorePost
 from app.lti.registrations import to_registration
 from app.lti.tool_key import tool_key
-from app.models import OutboxStatus, Submission, SubmissionStatus, utcnow
-from app.outbox import Channel, Retry, Undelivered
-from app.settings import AppSettings
+from app.outbox.models import OutboxStatus
+from app.outbox.sender import Channel, Retry, Undelivered
 from grader.report import TEST_NAMES_SEPARATOR, Report, ReportStatus, TestStatus
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -56,7 +58,7 @@ def track(session: Session, submission_id: str, launch_id: str) -> None:
 
 
 def mark_graded(session: Session, submission_id: str, report: Report) -> bool:
-    """app.grading's hook, in the transaction that stores the report: the score becomes due
+    """app.grading.job's hook, in the transaction that stores the report: the score becomes due
     (returns whether one did)."""
     failed = report.status is ReportStatus.ERROR
     result = session.execute(

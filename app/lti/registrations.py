@@ -13,13 +13,13 @@ from pylti1p3.tool_config.abstract import ToolConfAbstract
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.commands import CommandRefused
-from app.courses import course_named
-from app.db import Database
+from app.core.commands import CommandRefused
+from app.core.db import Database
+from app.core.settings import ORIGIN_PATTERN, is_loopback_host
+from app.courses.registry import course_named
 from app.lti.adapters import LtiRequest
 from app.lti.models import ContextPolicy, LtiPlatform
 from app.lti.tool_key import ToolKey
-from app.settings import ORIGIN_PATTERN, is_loopback_host
 
 
 class RegistrationError(CommandRefused):

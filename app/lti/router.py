@@ -20,7 +20,8 @@ from fastapi import APIRouter, Depends, FastAPI, Form, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.deps import ApiDep, SettingsDep
+from app.api.deps import ApiDep, SettingsDep
+from app.core.settings import AppSettings
 from app.lti import deep_linking, passback, student_api
 from app.lti import launch as launches
 from app.lti.adapters import LtiRequest
@@ -37,7 +38,6 @@ from app.lti.pages import (
 )
 from app.lti.pages import refused as refused_page
 from app.lti.tool_key import tool_key
-from app.settings import AppSettings
 
 router = APIRouter(prefix="/lti", tags=["lti"])
 log = logging.getLogger(__name__)

@@ -6,7 +6,7 @@
     DeepLinkContext carried by the exercise picker's form: the platform, deployment and deep
                     linking settings of the instructor's launch.
 
-Signed by app.signed_tokens, so any replica can check them.
+Signed by app.access.signed_tokens, so any replica can check them.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from app.auth import Principal, student_principal
-from app.settings import AppSettings
-from app.signed_tokens import InvalidToken, sign, verify
+from app.access.auth import Principal, student_principal
+from app.access.signed_tokens import InvalidToken, sign, verify
+from app.core.settings import AppSettings
 
 
 def _sign(settings: AppSettings, purpose: str, claims: dict[str, Any]) -> str:
@@ -32,7 +32,7 @@ class LaunchSession:
     course_id: int  # the course of the platform that launched the student
 
     def principal(self) -> Principal:
-        """The launched student, for app.access."""
+        """The launched student, for app.access.rules."""
         return student_principal(self.course_id, self.student_id, f"lti:{self.launch_id}")
 
     def sign(self, settings: AppSettings) -> str:

@@ -16,21 +16,18 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app import access, budgets
-from app.api_process import ApiProcess
-from app.deps import (
+from app.access import rules as access
+from app.access.signed_tokens import InvalidToken
+from app.api.api_process import ApiProcess
+from app.api.deps import (
     ApiDep,
     SessionDep,
     SettingsDep,
     find_submission,
     valid_new_submission,
 )
-from app.exercises.schemas import AttemptBudget
-from app.lti import passback
-from app.lti.sessions import LaunchSession
-from app.models import Submission, utcnow
-from app.problem_docs import responses
-from app.problems import (
+from app.api.problem_docs import responses
+from app.api.problems import (
     AttemptsUsedUp,
     PayloadTooLarge,
     QueueFull,
@@ -38,15 +35,19 @@ from app.problems import (
     SubmissionNotFound,
     Unauthorized,
 )
-from app.signed_tokens import InvalidToken
-from app.submissions import service as submissions
-from app.submissions.schemas import (
+from app.api.submission_schemas import (
     ID_PATTERN,
     SubmissionAccepted,
     SubmissionCreate,
     SubmissionPage,
     SubmissionPublic,
 )
+from app.core.models import Submission, utcnow
+from app.courses import budgets
+from app.exercises.schemas import AttemptBudget
+from app.lti import passback
+from app.lti.sessions import LaunchSession
+from app.submissions import service as submissions
 
 router = APIRouter(prefix="/lti", tags=["lti"])
 

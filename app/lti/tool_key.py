@@ -21,10 +21,10 @@ from pylti1p3.registration import Registration
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.db import Database
+from app.api.problems import Problem
+from app.core.db import Database
+from app.core.settings import AppSettings
 from app.lti.models import LtiToolKey
-from app.problems import Problem
-from app.settings import AppSettings
 
 log = logging.getLogger(__name__)
 

@@ -1,15 +1,21 @@
-"""Alembic's entry point: run the migrations on a connection handed over by `app.db.migrate`, or,
-from the `alembic` command line, on the database the settings name (AUTOGRADER_DATABASE_URL)."""
+"""Alembic's entry point: run the migrations on a connection handed over by `app.core.db.migrate`,
+or, from the `alembic` command line, on the database the settings name (AUTOGRADER_DATABASE_URL)."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import Connection
 
-import app.lti.models  # noqa: F401 (registers the LTI tables on Base)
-from app.db import create_db_engine
-from app.models import Base
-from app.settings import get_settings
+# Each concept's tables live beside it; importing them registers them all on Base.
+import app.access.models
+import app.courses.models
+import app.grading.models
+import app.lti.models
+import app.outbox.models
+import app.regrades.models  # noqa: F401
+from app.core.db import create_db_engine
+from app.core.models import Base
+from app.core.settings import get_settings
 
 config = context.config
 target_metadata = Base.metadata

@@ -6,7 +6,8 @@ again after the exercise changed, or when its staff ask.
     runner   the background work: one submission at a time, behind students' new submissions,
              resumable from its cursor under a lease
     store    how one regraded report is kept: the old report into history (PastReport), the new
-             one through app.report_store, progress in the same transaction; a changed score
+             one through app.grading.report_store, progress in the same transaction; a changed score
              posted again to the LMS and announced by webhook (`submission.regraded`)
     router   the staff's routes under /v1/courses/{course}/...
-"""
+
+May import: core, api, access, grading, staff."""

@@ -7,10 +7,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from app.auth import PrincipalDep
-from app.deps import ExerciseDep, SessionDep
-from app.problem_docs import responses
-from app.problems import (
+from app.access.auth import PrincipalDep
+from app.api.deps import ExerciseDep, SessionDep
+from app.api.problem_docs import responses
+from app.api.problems import (
     CourseNotFound,
     ExerciseUnavailable,
     RegradeNotFound,
@@ -18,6 +18,7 @@ from app.problems import (
     Unauthorized,
     UnknownExercise,
 )
+from app.api.submission_schemas import ID_PATTERN, SLUG_PATTERN
 from app.regrades import service
 from app.regrades.schemas import (
     PastReportPublic,
@@ -27,7 +28,6 @@ from app.regrades.schemas import (
     SubmissionHistory,
 )
 from app.staff.deps import StaffCourseDep
-from app.submissions.schemas import ID_PATTERN, SLUG_PATTERN
 
 router = APIRouter(prefix="/courses/{course}", tags=["regrades"])
 

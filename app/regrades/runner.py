@@ -7,8 +7,8 @@ it makes progress, it
     yields    while a student's submission waits for a grader anywhere (one is queued in the
               database), or while students' gradings hold every sandbox slot of this process
     holds     one active regrade under a lease (`lease_holder`, `lease_expires_at`, as
-              app.leases keeps a submission's): a queued one, one whose runner's lease expired
-              (that runner died), or its own; renewed every third of `worker_lease_s`
+              app.grading.leases keeps a submission's): a queued one, one whose runner's lease
+              expired (that runner died), or its own; renewed every third of `worker_lease_s`
     grades    the next submission after the cursor, with the grader students' work uses, and
               keeps its report (app.regrades.store), the progress in the same transaction
     finishes  the regrade when no submission is left after its cursor
@@ -18,7 +18,7 @@ queued and this process has a free sandbox slot: a student's submission waits at
 one regrade grading in flight when it came, never behind the rest of the regrade. The test is
 the database, the same in both modes: a submission is stored queued before anything dispatches
 it, and stays queued until a grader claims it, which makes it running under that grader's name
-(app.leases); fewer such rows under this process's name than it has slots is a free slot. In
+(app.grading.leases); fewer such rows under this process's name than it has slots is a free slot. In
 scale-out that covers every worker's backlog: the messages in the broker and those a worker
 prefetched. A second Celery
 queue of lower priority would not give that: Redis orders priorities only approximately, a
@@ -44,10 +44,11 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, CursorResult, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.db import Database
-from app.grading import GradingContext, grade_source
-from app.models import Regrade, RegradeStatus, Submission, SubmissionStatus, utcnow
-from app.periodic import Periodic
+from app.core.db import Database
+from app.core.models import Submission, SubmissionStatus, utcnow
+from app.core.periodic import Periodic
+from app.grading.job import GradingContext, grade_source
+from app.regrades.models import Regrade, RegradeStatus
 from app.regrades.service import ACTIVE, covered
 from app.regrades.store import LostRegrade, OnRegraded, Position, keep
 
@@ -163,7 +164,7 @@ class RegradeRunner:
     def _students_first(self) -> bool:
         """Whether a student's submission waits for a grader, or this process's gradings of
         students' submissions hold its every sandbox slot. Read from the rows: a claim turns a
-        queued row into one running under this process's name in one UPDATE (app.leases), so
+        queued row into one running under this process's name in one UPDATE (app.grading.leases), so
         no submission is ever neither."""
         waiting = func.sum(case((Submission.status == SubmissionStatus.QUEUED, 1), else_=0))
         mine = func.sum(case((Submission.lease_holder == self._context.holder, 1), else_=0))

@@ -1,5 +1,5 @@
 """Wire schemas of regrades and of a submission's past reports; the storage models are
-app.models.Regrade and app.models.PastReport."""
+app.regrades.models.Regrade and app.regrades.models.PastReport."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
-from app.models import PastReport, Regrade, RegradeStatus
-from app.student_ids import StudentId
+from app.core.student_ids import StudentId
+from app.regrades.models import PastReport, Regrade, RegradeStatus
 from grader.report import Report
 
 _EXAMPLE: dict[str, JsonValue] = {

@@ -8,16 +8,9 @@ from dataclasses import dataclass
 from sqlalchemy import ColumnElement, case, func, select, update
 from sqlalchemy.orm import Session
 
-from app.models import (
-    Course,
-    PastReport,
-    Regrade,
-    RegradeStatus,
-    Submission,
-    SubmissionStatus,
-    utcnow,
-)
-from app.problems import RegradeNotFound, SubmissionNotFound
+from app.api.problems import RegradeNotFound, SubmissionNotFound
+from app.core.models import Course, Submission, SubmissionStatus, utcnow
+from app.regrades.models import PastReport, Regrade, RegradeStatus
 from app.regrades.schemas import RegradeReason
 from app.staff.scores import outdated
 

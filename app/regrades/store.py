@@ -1,8 +1,8 @@
 """Keeping one regraded report, in one transaction with the regrade's progress.
 
     history   the submission's report so far becomes a PastReport, with the version that graded
-              it and when; the new report replaces it through app.report_store (the JSON, its
-              columns and its rows together); the submission stays done throughout
+              it and when; the new report replaces it through app.grading.report_store (the JSON,
+              its columns and its rows together); the submission stays done throughout
     progress  the regrade's cursor moves to the submission, `graded` (and `changed`) count it,
               on condition that the runner still holds the regrade at the cursor it read: a
               runner that lost it (cancelled, or taken over after its lease expired) stores
@@ -24,13 +24,14 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, CursorResult, select, update
 from sqlalchemy.orm import Session
 
-from app.models import PastReport, Regrade, RegradeStatus, Submission, utcnow
-from app.report_store import replace_outcomes, report_columns
+from app.core.models import Submission, utcnow
+from app.grading.report_store import replace_outcomes, report_columns
+from app.regrades.models import PastReport, Regrade, RegradeStatus
 from grader.report import Report, ReportStatus
 
 log = logging.getLogger(__name__)
 
-# Records, in the transaction that keeps a changed score, what must follow it (app.outbox);
+# Records, in the transaction that keeps a changed score, what must follow it (app.outbox.sender);
 # returns whether it recorded a message that is due now.
 OnRegraded = Callable[[Session, str], bool]
 

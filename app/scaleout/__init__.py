@@ -7,7 +7,7 @@ carries messages, leases and rate limits, and losing any of them delays work but
     autograder serve (API)                       autograder worker (N of them)
     ─────────────────────                        ─────────────────────────────
     commit row ─▶ CeleryDispatcher.submit ─▶ Redis ─▶ grade task: hold a lease on the id,
-                  (task carries the id only)          app.grading.grade_submission(id, context)
+                  (task carries the id only)          app.grading.job.grade_submission(id, context)
                                                       webhooks: deliver task, re-sent with backoff
     Sweeper (in both; one sweep a period across the deployment): an unfinished row that no
     ticket or lease covers (a killed worker, a lost message) goes back to the queue.
@@ -16,9 +16,10 @@ carries messages, leases and rate limits, and losing any of them delays work but
     tickets     who answers for an unfinished submission right now (broker message or worker)
     registry    live workers and their sandbox layers, for /readyz
     sweeper     re-dispatches unfinished work nobody holds, and stuck webhook deliveries
-    dispatcher  the API side: CeleryDispatcher (the Dispatcher protocol of app.dispatch)
+    dispatcher  the API side: CeleryDispatcher (the Dispatcher protocol of app.grading.dispatch)
     tasks       the worker side: the grade and deliver tasks
     notify      "done" announcements that wake the API's ?wait=true requests at once
     worker      the `autograder worker` process, and its metrics exporter
     ratelimit   token buckets in Redis, shared by every API replica
-"""
+
+May import: core, grading."""

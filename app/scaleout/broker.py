@@ -19,7 +19,7 @@ How a message survives a worker killed mid-grade (SIGKILL), with Redis as the br
   the messages it was running.
 - The visibility timeout (an hour by default) is far longer than any grading, so live work is
   never handed out twice; a killed worker's submissions come back long before it through their
-  expired leases (app.leases and app.sweeper).
+  expired leases (app.grading.leases and app.grading.sweeper).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 import redis
 from celery import Celery
 
-from app.settings import AppSettings
+from app.core.settings import AppSettings
 
 GRADE_TASK = "autograder.grade"
 GRADING_QUEUE = "grading"

@@ -1,4 +1,4 @@
-"""The API side of scale-out: `CeleryDispatcher`, the Dispatcher of app.dispatch that sends
+"""The API side of scale-out: `CeleryDispatcher`, the Dispatcher of app.grading.dispatch that sends
 stored submissions to `autograder worker` processes instead of grading them in this process."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ import logging
 import redis
 from celery import Celery
 
-from app.dispatch import Check
-from app.leases import Leases
-from app.logs import bound_submission
+from app.core.logs import bound_submission
+from app.core.settings import AppSettings
+from app.grading.dispatch import Check
+from app.grading.leases import Leases
 from app.scaleout.broker import GRADE_TASK, GRADING_QUEUE
 from app.scaleout.registry import WorkerRegistry
-from app.settings import AppSettings
 from grader.sandbox.interface import Layer
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """Finished submissions, announced over Redis pub/sub: a worker publishes each id once its
 report is stored, and every API replica wakes the ?wait=true requests waiting on it
-(app.waiters). Best effort by design: a waiter also re-reads the database every
+(app.grading.waiters). Best effort by design: a waiter also re-reads the database every
 `Waiters.poll_s`, so a lost announcement costs a fraction of a second, never a result."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import threading
 import redis
 from redis.client import PubSub
 
-from app.grading import OnDone
+from app.grading.job import OnDone
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ def channel(prefix: str) -> str:
 
 
 class DonePublisher:
-    """An app.grading.OnDone that announces over Redis."""
+    """An app.grading.job.OnDone that announces over Redis."""
 
     def __init__(self, client: redis.Redis, prefix: str) -> None:
         self._client = client

@@ -1,4 +1,4 @@
-"""Token buckets in Redis, shared by every API replica: the same buckets as app.ratelimit (a
+"""Token buckets in Redis, shared by every API replica: the same buckets as app.core.ratelimit (a
 burst up to the per-minute rate, refilled evenly), kept in one hash per name and updated by
 one script, so concurrent replicas take tokens atomically. Redis's clock is the only clock.
 
@@ -35,7 +35,8 @@ return tostring(wait_ms)
 
 
 class RedisRateLimiter:
-    """app.ratelimit.Limiter over Redis; `kind` keeps the per-key and per-student buckets apart."""
+    """app.core.ratelimit.Limiter over Redis; `kind` keeps the per-key and per-student buckets
+    apart."""
 
     def __init__(self, client: redis.Redis, prefix: str, kind: str, per_minute: int) -> None:
         self.per_minute = per_minute

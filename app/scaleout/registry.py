@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 
 import redis
 
-from app.settings import AppSettings
+from app.core.settings import AppSettings
 from grader.sandbox.interface import Layer
 
 

@@ -7,7 +7,7 @@ and would cost a warm sandbox, and a copy of every reference plan, per pool proc
 
 Stopping: SIGTERM (`docker stop`) is Celery's warm shutdown: gradings in flight finish and
 reserved messages go back to the queue. SIGKILL, the OOM killer, a lost host: see
-app.scaleout.broker (what the broker does) and app.sweeper (what brings the work back within
+app.scaleout.broker (what the broker does) and app.grading.sweeper (what brings the work back within
 `worker_lease_s`).
 
 Metrics: grading latency (`autograder_grading_seconds`) and reports by status exist only in the
@@ -28,10 +28,10 @@ from typing import Any
 from celery import Celery, signals
 from prometheus_client import start_http_server
 
-from app.grading import GradingContext, grade_submission
-from app.metrics import Metrics
+from app.core.metrics import Metrics
+from app.core.settings import AppSettings
+from app.grading.job import GradingContext, grade_submission
 from app.scaleout.broker import GRADE_TASK, GRADING_QUEUE
-from app.settings import AppSettings
 
 log = logging.getLogger(__name__)
 
@@ -91,4 +91,4 @@ def consume(settings: AppSettings, celery: Celery, name: str) -> int:
 
 
 def _keep_our_logging(**_: Any) -> None:
-    """Connected to Celery's setup_logging signal: app.logs configured logging already."""
+    """Connected to Celery's setup_logging signal: app.core.logs configured logging already."""

@@ -7,12 +7,12 @@ from typing import Annotated
 from fastapi import Depends, Path
 from sqlalchemy import select
 
-from app import access
-from app.auth import PrincipalDep
-from app.courses import COURSE_PATTERN
-from app.deps import SessionDep
-from app.models import Course
-from app.problems import CourseNotFound
+from app.access import rules as access
+from app.access.auth import PrincipalDep
+from app.api.deps import SessionDep
+from app.api.problems import CourseNotFound
+from app.core.models import Course
+from app.courses.registry import COURSE_PATTERN
 
 
 def staff_course(

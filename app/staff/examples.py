@@ -103,8 +103,6 @@ STUDENT_DETAIL: dict[str, Any] = {
     ],
 }
 
-POLICY: dict[str, Any] = {"gradebook": "latest", "attempts": 5, "window_s": 86400}
-
 GRADEBOOK_CSV = (
     f"student_id,fused-qkv-attention,{_SEED}\r\ns1234567,10,7\r\n'=not-a-formula,,10\r\n"
 )

@@ -15,7 +15,7 @@ from typing import IO
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.models import Submission
+from app.core.models import Submission
 from app.staff.scores import graded, student_scores
 from app.staff.spreadsheet import SafeCsvWriter
 from grader.catalog import Catalog

@@ -9,19 +9,20 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 from fastapi.responses import Response, StreamingResponse
 
-from app.deps import CatalogDep, ExerciseDep, SessionDep
-from app.problem_docs import responses
-from app.problems import CourseNotFound, ExerciseUnavailable, Unauthorized, UnknownExercise
-from app.staff import examples, exports, policies, stats, students
+from app.api.deps import CatalogDep, ExerciseDep, SessionDep
+from app.api.problem_docs import responses
+from app.api.problems import CourseNotFound, ExerciseUnavailable, Unauthorized, UnknownExercise
+from app.core.student_ids import StudentId
+from app.courses import policies
+from app.courses.policies import ExercisePolicyBody
+from app.staff import examples, exports, stats, students
 from app.staff.deps import StaffCourseDep
 from app.staff.schemas import (
     CourseExercises,
     CourseStudents,
-    ExercisePolicyBody,
     ExerciseStats,
     StudentDetail,
 )
-from app.student_ids import StudentId
 
 router = APIRouter(prefix="/courses/{course}", tags=["course staff"])
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from datetime import date
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from app.models import GradebookScore
+from app.api.submission_schemas import SubmissionSummary
+from app.courses.models import GradebookScore
 from app.staff import examples
-from app.submissions.schemas import SubmissionSummary
 from grader.spec import Visibility
 
 
@@ -175,24 +175,3 @@ class StudentDetail(BaseModel):
     submissions: list[SubmissionSummary] = Field(
         description="newest first; each one's code and report at GET /v1/submissions/{id}"
     )
-
-
-class ExercisePolicyBody(BaseModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [examples.POLICY]})
-
-    gradebook: GradebookScore = Field(
-        default=GradebookScore.BEST, description="which score the gradebook takes"
-    )
-    attempts: int | None = Field(
-        default=None,
-        ge=1,
-        le=1000,
-        description="an attempt budget: this many attempts per window, refilled evenly",
-    )
-    window_s: int | None = Field(default=None, ge=60, le=366 * 24 * 3600)
-
-    @model_validator(mode="after")
-    def _budget_whole(self) -> ExercisePolicyBody:
-        if (self.attempts is None) != (self.window_s is None):
-            raise ValueError("attempts and window_s go together: give both, or neither")
-        return self

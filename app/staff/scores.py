@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Subquery, and_, case, func, literal, select
+from sqlalchemy import ColumnElement, Subquery, and_, case, distinct, func, literal, select
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import SQLCoreOperations
 
-from app.models import ExercisePolicy, GradebookScore, Submission, SubmissionStatus
+from app.core.models import Submission, SubmissionStatus
+from app.courses.models import ExercisePolicy, GradebookScore
 from grader.report import ReportStatus
 
 
@@ -90,3 +91,12 @@ def student_scores(
         )
         .subquery()
     )
+
+
+def students_where(condition: ColumnElement[bool]) -> ColumnElement[int]:
+    """The distinct students of the rows where `condition` holds."""
+    return func.count(distinct(case((condition, Submission.student_id))))
+
+
+def count_where(condition: ColumnElement[bool]) -> ColumnElement[int]:
+    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)

@@ -3,7 +3,7 @@
 A spreadsheet runs a cell whose text starts with `=`, `+`, `-` or `@` (CSV injection), and it
 may see that start where the text does not show it:
 - after leading spaces or invisible characters it drops (a space, NBSP, a zero-width space,
-  a bidi override: app.visible_text);
+  a bidi override: app.core.visible_text);
 - in a compatibility form (full-width U+FF1D, small U+FE62), which some read as `=` and `+`;
 - after a separator of another locale: a file written with commas, opened where the list
   separator is `;` (much of Europe), a tab or the Arabic `؛`, splits an unquoted cell there,
@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import IO
 
-from app.visible_text import first_visible
+from app.core.visible_text import first_visible
 
 _FORMULA_STARTS = frozenset("=+-@")
 # Commas and semicolons of every script that a locale may take as its list separator, the tab,

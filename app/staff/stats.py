@@ -1,6 +1,6 @@
 """A course's figures per exercise, every one counted by SQL: grouped queries over the
-submissions' columns and their reports' rows (app.models.ReportOutcome), the same on SQLite and
-PostgreSQL, a bounded number per request however large the class. Python only shapes what they
+submissions' columns and their reports' rows (app.grading.models.ReportOutcome), the same on SQLite
+and PostgreSQL, a bounded number per request however large the class. Python only shapes what they
 return (a row per test, per mistake, per bin, per day).
 
 Words as in app.staff.schemas.
@@ -12,18 +12,13 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Any
 
-from sqlalchemy import ColumnElement, case, distinct, exists, func, select
+from sqlalchemy import case, distinct, func, select
 from sqlalchemy.orm import Session
 
-from app.models import (
-    Course,
-    ExercisePolicy,
-    GradebookScore,
-    OutcomeKind,
-    ReportOutcome,
-    Submission,
-)
-from app.staff.mistakes import known_mistakes
+from app.core.models import Course, Submission
+from app.core.utc_day import utc_day
+from app.courses.models import ExercisePolicy, GradebookScore
+from app.staff.check_stats import misconceptions, property_figures, test_figures
 from app.staff.schemas import (
     AttemptsBin,
     AttemptsToPass,
@@ -31,32 +26,23 @@ from app.staff.schemas import (
     Day,
     ExerciseStats,
     ExerciseSummary,
-    KnownMisconception,
-    Misconceptions,
-    PropertyFigures,
     ScoreBin,
-    TestFigures,
-    Unrecognised,
 )
-from app.staff.scores import PASSED, SCORED, fraction, graded, outdated, student_scores
-from app.staff.utc_day import utc_day
+from app.staff.scores import (
+    PASSED,
+    SCORED,
+    count_where,
+    fraction,
+    graded,
+    outdated,
+    student_scores,
+    students_where,
+)
 from grader.catalog import Catalog
-from grader.report import PropertyStatus, ReportStatus, TestStatus
+from grader.report import ReportStatus
 from grader.spec import Exercise
 
 BINS = 10
-FAILING = Submission.report_status == ReportStatus.FAILED.value
-# Tests ran in a passed or failed report; a refused one and a grader fault ran none.
-_RAN = Submission.report_status.in_((ReportStatus.PASSED.value, ReportStatus.FAILED.value))
-
-
-def _students(condition: ColumnElement[bool]) -> ColumnElement[int]:
-    """The distinct students of the rows where `condition` holds."""
-    return func.count(distinct(case((condition, Submission.student_id))))
-
-
-def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:
-    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
 
 
 def course_exercises(session: Session, course: Course, catalog: Catalog) -> CourseExercises:
@@ -70,8 +56,8 @@ def course_exercises(session: Session, course: Course, catalog: Catalog) -> Cour
                 Submission.exercise,
                 func.count().label("submissions"),
                 func.count(distinct(Submission.student_id)).label("students"),
-                _students(PASSED).label("passed_students"),
-                _count(outdated(current)).label("outdated"),
+                students_where(PASSED).label("passed_students"),
+                count_where(outdated(current)).label("outdated"),
             )
             .where(graded(course.id))
             .group_by(Submission.exercise)
@@ -109,8 +95,8 @@ def exercise_stats(session: Session, course: Course, exercise: Exercise) -> Exer
         select(
             func.count().label("submissions"),
             func.count(distinct(Submission.student_id)).label("students"),
-            _students(PASSED).label("passed_students"),
-            _count(outdated(exercise.version)).label("outdated"),
+            students_where(PASSED).label("passed_students"),
+            count_where(outdated(exercise.version)).label("outdated"),
         ).where(graded(course.id, slug))
     ).one()
     policy = session.scalar(
@@ -129,9 +115,9 @@ def exercise_stats(session: Session, course: Course, exercise: Exercise) -> Exer
         passed_students=totals.passed_students,
         outdated_submissions=totals.outdated,
         score_histogram=_score_histogram(session, course.id, slug),
-        tests=_tests(session, course.id, exercise),
-        misconceptions=_misconceptions(session, course.id, exercise),
-        properties=_properties(session, course.id, exercise),
+        tests=test_figures(session, course.id, exercise),
+        misconceptions=misconceptions(session, course.id, exercise),
+        properties=property_figures(session, course.id, exercise),
         attempts_to_pass=_attempts_to_pass(session, course.id, slug, totals.students),
         timeline=_timeline(session, course.id, slug),
     )
@@ -150,123 +136,6 @@ def _score_histogram(session: Session, course_id: int, slug: str) -> list[ScoreB
     counts: dict[int, int] = {bin_number: students for bin_number, students in counted}
     return [
         ScoreBin(low=n / BINS, high=(n + 1) / BINS, students=counts.get(n, 0)) for n in range(BINS)
-    ]
-
-
-def _outcomes(course_id: int, slug: str, kind: OutcomeKind) -> list[ColumnElement[bool]]:
-    """The outcome rows of this kind of the exercise's graded submissions (joined to them)."""
-    return [
-        ReportOutcome.submission_id == Submission.id,
-        ReportOutcome.kind == kind,
-        graded(course_id, slug),
-    ]
-
-
-def _tests(session: Session, course_id: int, exercise: Exercise) -> list[TestFigures]:
-    rows = session.execute(
-        select(
-            ReportOutcome.name,
-            func.count().label("ran"),
-            _count(ReportOutcome.status == TestStatus.PASSED.value).label("passed"),
-        )
-        .where(*_outcomes(course_id, exercise.spec.slug, OutcomeKind.TEST), _RAN)
-        .group_by(ReportOutcome.name)
-    ).all()
-    counts = {row.name: row for row in rows}
-    # The exercise's tests in its order, then any that only older versions had.
-    visibility = {test.name: test.visibility for test in exercise.spec.tests}
-    names = [*visibility, *sorted(set(counts) - set(visibility))]
-    return [
-        TestFigures(
-            name=name,
-            visibility=visibility.get(name),
-            submissions=counts[name].ran if name in counts else 0,
-            passed=counts[name].passed if name in counts else 0,
-            pass_rate=_ratio(counts[name].passed, counts[name].ran) if name in counts else None,
-        )
-        for name in names
-    ]
-
-
-def _misconceptions(session: Session, course_id: int, exercise: Exercise) -> Misconceptions:
-    slug = exercise.spec.slug
-    undiagnosed = ~exists().where(
-        ReportOutcome.submission_id == Submission.id, ReportOutcome.kind == OutcomeKind.FINDING
-    )
-    failing = session.execute(
-        select(
-            func.count().label("submissions"),
-            _students(FAILING).label("students"),
-            _count(undiagnosed).label("unknown_submissions"),
-            _students(undiagnosed).label("unknown_students"),
-        ).where(graded(course_id, slug), FAILING)
-    ).one()
-    found = session.execute(
-        select(
-            ReportOutcome.name,
-            _students(FAILING).label("students"),
-            func.count(distinct(Submission.id)).label("submissions"),
-        )
-        .where(*_outcomes(course_id, slug, OutcomeKind.FINDING), FAILING)
-        .group_by(ReportOutcome.name)
-    ).all()
-    return Misconceptions(
-        failing_students=failing.students,
-        failing_submissions=failing.submissions,
-        known=_known(
-            known_mistakes(exercise),
-            {row.name: (row.students, row.submissions) for row in found},
-            failing.students,
-        ),
-        unrecognised=Unrecognised(
-            students=failing.unknown_students,
-            submissions=failing.unknown_submissions,
-            share=_ratio(failing.unknown_students, failing.students) or 0.0,
-        ),
-    )
-
-
-def _known(
-    mistakes: dict[str, str], counts: dict[str, tuple[int, int]], failing_students: int
-) -> list[KnownMisconception]:
-    """Every mistake the exercise knows (and any code its reports name that it no longer knows,
-    by its code), most students first; `counts`: (students, submissions) by code."""
-    codes = [*mistakes, *sorted(set(counts) - set(mistakes))]
-    known = [
-        KnownMisconception(
-            code=code,
-            message=mistakes.get(code, code),
-            students=counts.get(code, (0, 0))[0],
-            submissions=counts.get(code, (0, 0))[1],
-            share=_ratio(counts.get(code, (0, 0))[0], failing_students) or 0.0,
-        )
-        for code in codes
-    ]
-    return sorted(known, key=lambda mistake: (-mistake.students, mistake.code))
-
-
-def _properties(session: Session, course_id: int, exercise: Exercise) -> list[PropertyFigures]:
-    failed = ReportOutcome.status == PropertyStatus.FAILED.value
-    rows = session.execute(
-        select(
-            ReportOutcome.name,
-            _count(ReportOutcome.status != PropertyStatus.SKIPPED.value).label("checked"),
-            _count(failed).label("failed"),
-            _students(failed).label("failed_students"),
-        )
-        .where(*_outcomes(course_id, exercise.spec.slug, OutcomeKind.PROPERTY))
-        .group_by(ReportOutcome.name)
-    ).all()
-    counts = {row.name: row for row in rows}
-    names = [*(prop.value for prop in exercise.spec.properties), *sorted(counts)]
-    return [
-        PropertyFigures(
-            name=name,
-            checked=counts[name].checked if name in counts else 0,
-            failed=counts[name].failed if name in counts else 0,
-            failed_students=counts[name].failed_students if name in counts else 0,
-        )
-        for name in dict.fromkeys(names)
     ]
 
 
@@ -318,7 +187,7 @@ def _timeline(session: Session, course_id: int, slug: str) -> list[Day]:
             day,
             func.count().label("submissions"),
             func.count(distinct(Submission.student_id)).label("students"),
-            _count(PASSED).label("passed"),
+            count_where(PASSED).label("passed"),
             func.avg(case((SCORED, fraction(Submission.score, Submission.max_score)))).label(
                 "mean_score"
             ),
@@ -337,7 +206,3 @@ def _timeline(session: Session, course_id: int, slug: str) -> list[Day]:
         )
         for row in rows
     ]
-
-
-def _ratio(part: int, whole: int) -> float | None:
-    return part / whole if whole else None

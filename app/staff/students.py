@@ -8,7 +8,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, defer
 
-from app.models import Submission
+from app.api.submission_schemas import SubmissionSummary
+from app.core.models import Submission
 from app.staff.schemas import (
     CourseStudents,
     StudentDetail,
@@ -17,7 +18,6 @@ from app.staff.schemas import (
     StudentRow,
 )
 from app.staff.scores import student_scores
-from app.submissions.schemas import SubmissionSummary
 from grader.catalog import Catalog
 
 

@@ -1,0 +1,3 @@
+"""The submissions' routes and their service (store, list, find).
+
+May import: core, api, access, courses."""

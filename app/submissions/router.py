@@ -9,12 +9,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from sqlalchemy import and_
 
-from app import access
-from app.auth import PrincipalDep
-from app.deps import ApiDep, IdempotencyKeyDep, NewSubmissionDep, SessionDep, find_submission
-from app.models import Submission, SubmissionStatus
-from app.problem_docs import responses
-from app.problems import (
+from app.access import rules as access
+from app.access.auth import PrincipalDep
+from app.api.deps import ApiDep, IdempotencyKeyDep, NewSubmissionDep, SessionDep, find_submission
+from app.api.problem_docs import responses
+from app.api.problems import (
     AttemptsUsedUp,
     CallbackUrlRefused,
     CourseQueueFull,
@@ -31,9 +30,7 @@ from app.problems import (
     Unauthorized,
     UnknownExercise,
 )
-from app.student_ids import StudentId
-from app.submissions import service
-from app.submissions.schemas import (
+from app.api.submission_schemas import (
     ID_PATTERN,
     SLUG_PATTERN,
     GradescopeResults,
@@ -41,6 +38,9 @@ from app.submissions.schemas import (
     SubmissionPage,
     SubmissionPublic,
 )
+from app.core.models import Submission, SubmissionStatus
+from app.core.student_ids import StudentId
+from app.submissions import service
 from grader.report import Report
 
 router = APIRouter(prefix="/submissions", tags=["submissions"])
@@ -133,7 +133,7 @@ def list_submissions(  # noqa: PLR0917 (FastAPI injects by name)
     ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> SubmissionPage:
-    """What the caller may see (app.access), filtered by student and exercise if asked."""
+    """What the caller may see (app.access.rules), filtered by student and exercise if asked."""
     wanted = [access.visible(principal)]
     if student_id is not None:
         wanted.append(Submission.student_id == student_id)

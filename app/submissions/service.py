@@ -12,12 +12,10 @@ from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
-from app import access, budgets
-from app.api_process import ApiProcess
-from app.auth import Principal
-from app.logs import bound_submission
-from app.models import Submission, utcnow
-from app.problems import (
+from app.access import rules as access
+from app.access.auth import Principal
+from app.api.api_process import ApiProcess
+from app.api.problems import (
     AttemptsUsedUp,
     CourseQueueFull,
     IdempotencyKeyReused,
@@ -25,7 +23,10 @@ from app.problems import (
     QueueFull,
     RateLimited,
 )
-from app.submissions.schemas import SubmissionCreate, SubmissionPage, SubmissionSummary
+from app.api.submission_schemas import SubmissionCreate, SubmissionPage, SubmissionSummary
+from app.core.logs import bound_submission
+from app.core.models import Submission, utcnow
+from app.courses import budgets
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,8 @@ def accept(
     Order: replay of an Idempotency-Key first (a retry is answered even when limits would bite),
     then rate limits (429), the insert with the attempt budget (429), queue capacity (503), the
     hand-over. The budget is counted in the insert's transaction, under the student's lock
-    (app.budgets.lock_student), so concurrent requests cannot overshoot it; capacity is counted
-    after the commit, in the database that every API replica shares, and a refused row is
+    (app.courses.budgets.lock_student), so concurrent requests cannot overshoot it; capacity is
+    counted after the commit, in the database that every API replica shares, and a refused row is
     withdrawn. A refusal leaves nothing behind.
     """
     digest = request_hash(body)
@@ -94,8 +95,8 @@ def accept(
 
 
 def _store_within_budget(session: Session, principal: Principal, row: Submission) -> None:
-    """Insert the row, unless the exercise's attempt budget (app.budgets) is spent: then raise
-    AttemptsUsedUp, and the transaction is rolled back. The count and the insert are one
+    """Insert the row, unless the exercise's attempt budget (app.courses.budgets) is spent: then
+    raise AttemptsUsedUp, and the transaction is rolled back. The count and the insert are one
     transaction under the student's lock, so of two requests for the last attempt, the one
     that takes the lock second counts the first and is refused."""
     student = row.student_id

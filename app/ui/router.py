@@ -5,7 +5,7 @@
 /docs and /redoc: the API's docs pages (app.ui.api_docs), in place of FastAPI's own.
 
 Public like the statement it shows; the API calls the page makes go through /v1 and its auth.
-An LMS frames the page: who may is app.security_headers' `frame-ancestors`, for every response.
+An LMS frames the page: who may is app.api.security_headers' `frame-ancestors`, for every response.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 from starlette.types import Scope
 
-from app.courses import COURSE_PATTERN
-from app.deps import CatalogDep, SettingsDep
+from app.api.deps import CatalogDep, SettingsDep
+from app.courses.registry import COURSE_PATTERN
 from app.ui import api_docs, dashboard, page
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 

@@ -22,10 +22,10 @@ from urllib.parse import parse_qs, urlsplit
 from autograder_client.errors import ConfigurationError
 
 DEFAULT_URL = "http://127.0.0.1:8000"
-LTI_STUDENTS = "lti:"  # app.models.LTI_STUDENTS: ids only an LMS launch may carry
+LTI_STUDENTS = "lti:"  # app.core.models.LTI_STUDENTS: ids only an LMS launch may carry
 _STUDENT_ID = re.compile(r"[^\x00-\x1f\x7f]{1,200}")  # what the API accepts as a student id
-_LINK_TOKEN = "student_token"  # app.student_links.FRAGMENT_KEY
-_LINK_PREFIX = "ags_"  # app.student_links.TOKEN_PREFIX
+_LINK_TOKEN = "student_token"  # app.access.student_links.FRAGMENT_KEY
+_LINK_PREFIX = "ags_"  # app.access.student_links.TOKEN_PREFIX
 _PAGES = re.compile(r"/exercises(/[^/]*)?/?$")
 
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from grader.sandbox.limits import MIB
+from grader.limits import MIB
 from grader.text import REPLACEMENT
 
 # The only dtypes whose bytes cross; anything else is described by name and shape alone.

@@ -23,10 +23,10 @@ import math
 import os
 import resource
 
+from grader.limits import SandboxLimits
 from grader.sandbox import landlock, seccomp
 from grader.sandbox.interface import Layer
 from grader.sandbox.libc import last_error, libc
-from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.scratch import make_scratch, remove_scratch
 
 # The descriptor the channel ends up on: low, so RLIMIT_NOFILE can be small.

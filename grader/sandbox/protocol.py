@@ -26,6 +26,7 @@ from grader.contract import (
     RaisedError,
     Violation,
 )
+from grader.limits import SandboxLimits
 from grader.sandbox.frames import (
     ALLOWED_DTYPES,
     MAX_NAME,
@@ -40,7 +41,6 @@ from grader.sandbox.frames import (
     parse_text,
     typed,
 )
-from grader.sandbox.limits import SandboxLimits
 
 _MAX_MESSAGE = 4000  # an error or violation message (describe_exception keeps 2000)
 _MAX_VIOLATIONS = 100

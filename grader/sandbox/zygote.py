@@ -37,9 +37,9 @@ from typing import Any, NoReturn
 import numpy as np
 
 from grader.contract import Call, Job, Policy, Violation
+from grader.limits import SandboxLimits
 from grader.sandbox import guest, hardening, huge_pages
 from grader.sandbox.frames import MAX_JOB_HEADER, FrameReader
-from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.policy import import_importable, importable_modules
 from grader.sandbox.protocol import (
     Event,

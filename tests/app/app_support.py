@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.db import Database
-from app.models import Submission
-from app.settings import AppSettings
+from app.core.db import Database
+from app.core.models import Submission
+from app.core.settings import AppSettings
 from grader.call_execution import (
     SUBMISSION_FILENAME,
     describe_exception,

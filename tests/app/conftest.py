@@ -23,11 +23,11 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 from test_server import free_port, server
 
-from app.api_keys import create_key
-from app.db import Database
+from app.access.api_keys import create_key
+from app.core.db import Database
+from app.core.models import Role
+from app.core.settings import AppSettings
 from app.main import create_app
-from app.models import Role
-from app.settings import AppSettings
 from grader.catalog import Catalog
 from grader.runner import Grader
 from grader.settings import GraderSettings

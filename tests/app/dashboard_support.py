@@ -1,5 +1,5 @@
 """What the dashboard's browser tests share: the real server (`autograder serve`, keys required)
-with a demo course seeded (app.staff.demo_data), the staff API beside it, and the gestures of
+with a demo course seeded (app.demo.data), the staff API beside it, and the gestures of
 signing in and reading the course's table of exercises."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from browser_support import open_page
 from playwright.sync_api import Page, expect
 from test_server import AUTOGRADER, free_port, server
 
-from app.db import Database
-from app.staff.demo_data import seed_course
+from app.core.db import Database
+from app.demo.data import seed_course
 from grader.catalog import Catalog
 
 COURSE = "ml-101"

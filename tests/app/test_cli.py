@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.api_keys import find_key
-from app.db import Database
-from app.models import Role
+from app.access.api_keys import find_key
+from app.core.db import Database
+from app.core.models import Role
 
 AUTOGRADER = str(Path(sys.executable).with_name("autograder"))
 

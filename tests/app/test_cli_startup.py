@@ -13,7 +13,7 @@ import pytest
 from exercise_folders import EXERCISES, OTHER
 
 from app import cli
-from app.models import Role
+from app.core.models import Role
 from grader import cli as engine_cli
 from grader.spec import EntryKind, Framework
 

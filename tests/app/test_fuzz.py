@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pydantic import SecretStr
 
+from app.core.settings import AppSettings
 from app.main import create_app
-from app.settings import AppSettings
 from grader.catalog import Catalog
 from grader.contract import CallOutcome, Execution, Job, RaisedError, Termination
 from grader.runner import Grader

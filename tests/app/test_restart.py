@@ -17,9 +17,9 @@ from app_support import (
 )
 from fastapi.testclient import TestClient
 
-from app.db import Database
-from app.models import Submission, SubmissionStatus, utcnow
-from app.settings import AppSettings
+from app.core.db import Database
+from app.core.models import Submission, SubmissionStatus, utcnow
+from app.core.settings import AppSettings
 
 
 def status_of(client: TestClient, submission_id: str) -> str:

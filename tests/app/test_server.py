@@ -17,8 +17,8 @@ import httpx
 import pytest
 from app_support import CORRECT, SEED
 
-from app.db import Database
-from app.models import Submission, SubmissionStatus
+from app.core.db import Database
+from app.core.models import Submission, SubmissionStatus
 
 pytestmark = pytest.mark.slow
 

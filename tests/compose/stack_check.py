@@ -37,8 +37,8 @@ EXERCISE = ROOT / "exercises" / SEED
 CORRECT = (EXERCISE / "solutions" / "neetcode_common_answer.py").read_text()
 WRONG = (EXERCISE / "mistakes" / "missing_scaling.py").read_text()
 WRONG_DIAGNOSIS = "missing-scaling"
-# About two seconds of work inside the sandbox (as tests/app/test_worker_scaleout.py uses it):
-# long enough to kill the worker that grades it while it does.
+# About two seconds of work inside the sandbox (as tests/app/scaleout/test_worker_scaleout.py uses
+# it): long enough to kill the worker that grades it while it does.
 SLOW = f"{CORRECT}\ncount = 0\nfor i in range(12_000_000):\n    count += 1\n"
 # What a hardened container lets the sandbox apply: no root, so neither namespaces nor a uid per
 # slot (docker-compose.yml says why). Landlock where the kernel has it.

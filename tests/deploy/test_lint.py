@@ -33,7 +33,7 @@ from deploy_support import (
 )
 from sqlalchemy.engine import make_url
 
-from app.settings import AppSettings
+from app.core.settings import AppSettings
 
 BIN = Path(sys.executable).parent
 SCHEMA = Path(__file__).with_name("compose-spec.json")

@@ -10,8 +10,8 @@ from typing import NoReturn
 import pytest
 
 from grader.contract import Call, CallOutcome, Job, Policy, Violation
+from grader.limits import SandboxLimits
 from grader.sandbox.guest import execute
-from grader.sandbox.limits import SandboxLimits
 
 TORCH_POLICY = Policy(
     allowed_imports=("torch", "torch.nn", "torch.nn.functional", "math", "typing"),

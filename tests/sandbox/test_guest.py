@@ -18,7 +18,7 @@ import torch
 from guest_support import NUMPY_POLICY, TORCH_POLICY, Ended, printed, run, violation_of
 
 from grader.contract import Call, OutputValue, Policy, Violation
-from grader.sandbox.limits import SandboxLimits
+from grader.limits import SandboxLimits
 
 # /work/shared/seeds/000: the notebook's starter, verbatim (torchtyping and all).
 SEED_STARTER = """\
@@ -399,7 +399,7 @@ _DRIVER = """
 import json, os, sys
 from grader.sandbox.guest import execute
 from grader.contract import Call, Job, Policy
-from grader.sandbox.limits import SandboxLimits
+from grader.limits import SandboxLimits
 
 class Reporter:
     def rejected(self, violations):

@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 from grader.contract import Call, Execution, Job, Policy, Termination
+from grader.limits import MIB, SandboxLimits
 from grader.sandbox import landlock
 from grader.sandbox.fresh import FreshInterpreterSandbox
 from grader.sandbox.inprocess import InProcessSandbox
-from grader.sandbox.limits import MIB, SandboxLimits
 from grader.sandbox.process import ForkServerSandbox
 from grader.sandbox.protocol import ExitCode
 from grader.sandbox.supervision import ExitStatus, classify_exit

@@ -30,6 +30,7 @@ from grader.contract import (
     Termination,
     Violation,
 )
+from grader.limits import SandboxLimits
 from grader.sandbox.frames import (
     MAX_EVENT_HEADER,
     MAX_JOB_HEADER,
@@ -39,7 +40,6 @@ from grader.sandbox.frames import (
     ProtocolError,
     encode_frame,
 )
-from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.protocol import (
     Event,
     Finished,

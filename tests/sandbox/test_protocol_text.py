@@ -15,8 +15,8 @@ from grader.contract import (
     RaisedError,
     Violation,
 )
+from grader.limits import SandboxLimits
 from grader.sandbox.frames import MAX_EVENT_HEADER, FrameReader
-from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.protocol import Event, Finished, Rejected, Violated, decode_event, encode_event
 from grader.text import REPLACEMENT
 

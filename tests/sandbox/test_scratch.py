@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from grader.contract import Call, Execution, Job, Policy, Termination
-from grader.sandbox.limits import SandboxLimits
+from grader.limits import SandboxLimits
 from grader.sandbox.process import ForkServerSandbox
 from grader.sandbox.scratch import ScratchRoot, remove_scratch
 

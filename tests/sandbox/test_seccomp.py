@@ -163,7 +163,7 @@ def _numbers(header: str, pattern: str) -> dict[str, int]:
 CONFINED = """
 import json, os, sys, threading
 from grader.sandbox import hardening
-from grader.sandbox.limits import SandboxLimits
+from grader.limits import SandboxLimits
 
 scratch, parent, then, user = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 if user:  # as a sandboxed child does: every capability goes with root

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from grader.contract import Call, CallOutcome, Execution, Job, OutputValue, Policy, Termination
-from grader.sandbox.limits import SandboxLimits
+from grader.limits import SandboxLimits
 from grader.sandbox.protocol import Finished, Started, encode_event
 from grader.sandbox.supervision import STARVED_CEILING, ExitStatus, run_queue_delay_s, supervise
 

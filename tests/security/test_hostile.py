@@ -32,12 +32,12 @@ import pytest
 
 from grader.catalog import Catalog
 from grader.contract import Execution, Job, Termination
+from grader.limits import MIB, SandboxLimits
 from grader.plan import ExercisePlan
 from grader.render import render_text
 from grader.report import Report, ReportStatus, TestStatus
 from grader.runner import Grader
 from grader.sandbox.interface import Layer
-from grader.sandbox.limits import MIB, SandboxLimits
 from grader.sandbox.process import ForkServerSandbox
 from grader.settings import GraderSettings
 from grader.spec import Visibility

@@ -1,4 +1,4 @@
-"""Student links: a course's way in for students without an LMS (app.student_links). And on
+"""Student links: a course's way in for students without an LMS (app.access.student_links). And on
 PostgreSQL, the courses' id sequence moves past the default course, which 0004 inserted with its
 id given: until then the first course made after it collided with it.
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from access_support import linked_student
 from app_support import SEED, ClientFactory, SettingsFactory, store_submission
 from fastapi.testclient import TestClient
-from test_access import linked_student
 
-from app.courses import existing_course
-from app.models import SubmissionStatus
+from app.core.models import SubmissionStatus
+from app.courses.registry import existing_course
 from grader.catalog import Catalog
 
 OTHER = "scaled-dot-product-attention"

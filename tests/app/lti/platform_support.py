@@ -32,7 +32,7 @@ from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
 
-from app.db import Database
+from app.core.db import Database
 from app.lti.contexts import bind
 from app.lti.models import ContextPolicy
 from app.lti.registrations import add_platform

@@ -9,14 +9,14 @@ import threading
 import pytest
 from sqlalchemy import func, select
 
-from app.courses import course_named
-from app.db import Database
+from app.core.db import Database
+from app.core.models import Course
+from app.courses.registry import course_named
 from app.lti.claims import LmsCourse
 from app.lti.contexts import course_of_launch
 from app.lti.models import ContextPolicy, LtiContext, LtiPlatform
 from app.lti.pages import LaunchRefused
 from app.lti.registrations import add_platform
-from app.models import Course
 
 FIRST_LAUNCHES = 8
 DL101 = LmsCourse("d1", "course-7", "Deep learning", "DL101")

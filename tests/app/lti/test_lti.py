@@ -26,10 +26,11 @@ from platform_support import (
 from sqlalchemy import select
 from tool_support import refusal_reason, registered_platform, serve_tool
 
-from app.api_keys import create_key
+from app.access.api_keys import create_key
+from app.core.models import Role
 from app.lti.contexts import bind, unbind
 from app.lti.models import LtiScorePost
-from app.models import OutboxStatus, Role
+from app.outbox.models import OutboxStatus
 from grader.runner import Grader
 
 pytestmark = pytest.mark.slow  # two servers and real HTTP between them

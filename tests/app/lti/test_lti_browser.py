@@ -27,7 +27,7 @@ from platform_support import Platform, launch_over_http, register_in, serve_plat
 from playwright.sync_api import expect
 from test_server import free_port, server
 
-from app.db import Database
+from app.core.db import Database
 
 pytestmark = pytest.mark.slow
 skip_without_a_browser()

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from test_cli import run
 
-from app.db import Database
+from app.core.db import Database
+from app.core.models import utcnow
 from app.lti.models import LtiContext
-from app.models import utcnow
 
 PLATFORM = [
     "lti", "add-platform", "--issuer", "https://moodle.test", "--client-id", "c1",

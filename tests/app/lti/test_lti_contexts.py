@@ -26,7 +26,7 @@ from platform_support import (
 from sqlalchemy import select
 from test_server import free_port, server
 
-from app.db import Database
+from app.core.db import Database
 from app.lti.models import ContextPolicy, LtiContext, LtiLaunch
 from app.lti.roles import ROLES_CLAIM
 

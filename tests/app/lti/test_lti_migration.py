@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 
 from sqlalchemy import MetaData, Table, select
 
-from app.db import Database, migrate
+from app.core.db import Database, migrate
+from app.core.models import Submission
 from app.lti.contexts import bind, unbound_platforms
 from app.lti.models import ContextPolicy, LtiContext, LtiLaunch, LtiPlatform, LtiScorePost
-from app.models import Submission
 
 SUBMISSION = "01JD8Z6Q3M9V7N4K2P5R8T1W0X"
 LAUNCH = "01JD8Z6Q3M9V7N4K2P5R8T1W0Y"

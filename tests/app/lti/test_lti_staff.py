@@ -14,10 +14,10 @@ from fastapi.testclient import TestClient
 from platform_support import Platform, post_launch, register_in, serve_platform, start_launch
 from tool_support import serve_tool
 
+from app.access.signed_tokens import sign
+from app.access.staff_sessions import STAFF_TOKEN_PREFIX, StaffSession
 from app.lti.models import LtiLaunch
 from app.lti.roles import ROLES_CLAIM
-from app.lti.staff_sessions import STAFF_TOKEN_PREFIX, StaffSession
-from app.signed_tokens import sign
 from grader.runner import Grader
 
 pytestmark = pytest.mark.slow  # two servers and real HTTP between them

@@ -20,9 +20,9 @@ from scaleout_support import redis_namespace
 from sqlalchemy import func, select
 from tool_support import refusal_reason, registered_platform, serve_tool
 
+from app.core.models import utcnow
 from app.lti.claims import AGS_CLAIM, CONTEXT_CLAIM
 from app.lti.models import LtiContext, LtiLaunch, LtiLogin
-from app.models import utcnow
 from grader.runner import Grader
 
 pytestmark = pytest.mark.slow

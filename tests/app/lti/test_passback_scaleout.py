@@ -14,10 +14,10 @@ from scaleout_support import redis_namespace
 from sqlalchemy import select
 from stack_support import Stack, running_stack, stack_env, wait_for
 
-from app.db import Database
+from app.core.db import Database
 from app.lti.models import LtiLaunch, LtiScorePost
 from app.lti.passback import SCORE_SCOPE, track
-from app.models import OutboxStatus
+from app.outbox.models import OutboxStatus
 
 pytestmark = pytest.mark.slow
 

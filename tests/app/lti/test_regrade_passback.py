@@ -29,7 +29,7 @@ from sqlalchemy import select
 from tool_support import registered_platform, serve_tool
 
 from app.lti.models import LtiScorePost
-from app.models import OutboxStatus, WebhookDelivery
+from app.outbox.models import OutboxStatus, WebhookDelivery
 from grader.catalog import Catalog
 from grader.runner import Grader
 from grader.spec import load_exercise

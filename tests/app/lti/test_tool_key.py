@@ -9,10 +9,10 @@ import pytest
 from app_support import ClientFactory, SettingsFactory
 from pydantic import SecretStr
 
-from app.db import Database
+from app.core.db import Database
+from app.core.settings import AppSettings
 from app.lti.models import LtiToolKey
 from app.lti.tool_key import ToolKeyUnreadable, _generate, tool_key
-from app.settings import AppSettings
 
 
 def stored(database: Database) -> str:

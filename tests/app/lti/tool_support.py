@@ -14,8 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 from platform_support import Platform, register, serve_platform
 
+from app.core.settings import AppSettings
 from app.main import create_app
-from app.settings import AppSettings
 from grader.runner import Grader
 
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.db import Database
-from app.models import PastReport, Regrade, Submission, SubmissionStatus, utcnow
-from app.report_store import add_outcomes, report_columns
+from app.core.db import Database
+from app.core.models import Submission, SubmissionStatus, utcnow
+from app.grading.report_store import add_outcomes, report_columns
+from app.regrades.models import PastReport, Regrade
 from grader.report import Report
 
 

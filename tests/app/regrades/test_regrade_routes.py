@@ -20,11 +20,12 @@ from app_support import (
 from fastapi.testclient import TestClient
 from regrade_support import graded_earlier
 
-from app import student_links
-from app.api_keys import create_key
-from app.db import Database
-from app.models import DEFAULT_COURSE_ID, Regrade, RegradeStatus, Role, utcnow
+from app.access import student_links
+from app.access.api_keys import create_key
+from app.core.db import Database
+from app.core.models import DEFAULT_COURSE_ID, Role, utcnow
 from app.regrades import service
+from app.regrades.models import Regrade, RegradeStatus
 from grader.runner import Grader
 
 REGRADES = f"/v1/courses/ml-101/exercises/{SEED}/regrades"

@@ -23,21 +23,16 @@ from app_support import (
 from regrade_support import graded_earlier, history, regrade_row
 from sqlalchemy import select, update
 
-from app.db import Database
-from app.grading import GradingContext, grade_submission
-from app.models import (
-    DEFAULT_COURSE_ID,
-    Regrade,
-    RegradeStatus,
-    ReportOutcome,
-    SubmissionStatus,
-    WebhookDelivery,
-    utcnow,
-)
+from app.core.db import Database
+from app.core.models import DEFAULT_COURSE_ID, SubmissionStatus, utcnow
+from app.grading.job import GradingContext, grade_submission
+from app.grading.models import ReportOutcome
+from app.grading.report_store import outcome_rows
+from app.outbox.models import WebhookDelivery
+from app.outbox.webhooks import record_regraded
 from app.regrades import service
+from app.regrades.models import Regrade, RegradeStatus
 from app.regrades.runner import RegradeRunner, Step
-from app.report_store import outcome_rows
-from app.webhooks import record_regraded
 from grader.report import Report
 from grader.runner import Grader
 
@@ -111,7 +106,7 @@ def test_a_regrade_keeps_the_old_report_as_history_and_announces_only_changed_sc
         stored = [(r.kind, r.name, r.status, r.visibility) for r in rows]
     assert (
         after.report is not None
-    )  # its rows are the stored report's, as app.report_store has them
+    )  # its rows are the stored report's, as app.grading.report_store has them
     new_rows = outcome_rows(fixed, Report.model_validate(after.report))
     assert sorted(stored) == sorted(
         (r["kind"], r["name"], r["status"], r["visibility"]) for r in new_rows

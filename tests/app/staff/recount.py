@@ -11,8 +11,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.db import Database
-from app.models import Submission, SubmissionStatus
+from app.core.db import Database
+from app.core.models import Submission, SubmissionStatus
 from grader.spec import Exercise
 
 BINS = 10

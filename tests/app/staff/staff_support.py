@@ -1,5 +1,5 @@
 """Hand-built submissions for the staff figures' tests: one report each, stored as a graded one
-is (app.report_store), at a time the test chooses (ids follow it)."""
+is (app.grading.report_store), at a time the test chooses (ids follow it)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from ulid import ULID
 
-from app.db import Database
-from app.models import Submission, SubmissionStatus
-from app.report_store import add_outcomes, report_columns
-from app.staff.demo_reports import Attempt, Bug, Outcome, build_report
+from app.core.db import Database
+from app.core.models import Submission, SubmissionStatus
+from app.demo.reports import Attempt, Bug, Outcome, build_report
+from app.grading.report_store import add_outcomes, report_columns
 from app.staff.mistakes import known_mistakes
 from grader.spec import Exercise, Property
 

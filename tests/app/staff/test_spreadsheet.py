@@ -10,8 +10,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from app.core.visible_text import first_visible
 from app.staff.spreadsheet import SafeCsvWriter, safe_cell
-from app.visible_text import first_visible
 
 # What a spreadsheet in some locale may split a cell at, and read as a formula's start.
 SEPARATORS = ",;\t\r\n\u060c\u061b\u2028\u2029\uff0c\uff1b"

@@ -18,10 +18,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from staff_support import Class, failing
 
-from app import student_links
-from app.api_keys import create_key
-from app.models import Course, Role
-from app.staff.demo_reports import Outcome
+from app.access import student_links
+from app.access.api_keys import create_key
+from app.core.models import Course, Role
+from app.demo.reports import Outcome
 from grader.catalog import Catalog
 
 SEED = "multi-headed-self-attention"

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from staff_support import Class, failing
 
-from app.courses import course_named
-from app.db import Database
-from app.models import Course, ExercisePolicy, GradebookScore
-from app.staff.demo_reports import Outcome
+from app.core.db import Database
+from app.core.models import Course
+from app.courses.models import ExercisePolicy, GradebookScore
+from app.courses.registry import course_named
+from app.demo.reports import Outcome
 from app.staff.mistakes import known_mistakes
 from app.staff.stats import course_exercises, exercise_stats
 from app.staff.students import course_students

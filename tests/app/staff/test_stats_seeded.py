@@ -17,9 +17,10 @@ import pytest
 from recount import Graded, exercise_figures, gradebook, mean_score, read_graded
 from sqlalchemy import event, select
 
-from app.db import Database
-from app.models import Course, ExercisePolicy, GradebookScore
-from app.staff.demo_data import seed_course
+from app.core.db import Database
+from app.core.models import Course
+from app.courses.models import ExercisePolicy, GradebookScore
+from app.demo.data import seed_course
 from app.staff.mistakes import known_mistakes
 from app.staff.stats import course_exercises, exercise_stats
 from app.staff.students import course_students

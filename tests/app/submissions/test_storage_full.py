@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event, text
 from sqlalchemy.orm import Session
 
-from app.db import Database
+from app.core.db import Database
 
 
 def fill_the_disk(database: Database) -> None:

@@ -12,7 +12,7 @@ import pytest
 from app_support import ClientFactory
 from fastapi.testclient import TestClient
 
-from app.settings import AppSettings
+from app.core.settings import AppSettings
 from app.ui import page
 
 

@@ -11,7 +11,7 @@ import pytest
 from app_support import SEED, ClientFactory
 from fastapi.testclient import TestClient
 
-from app.settings import AppSettings
+from app.core.settings import AppSettings
 from app.ui import page
 from grader.catalog import Catalog
 

@@ -35,7 +35,7 @@ const launched = takeFromFragment("staff_session");
 if (launched) remember(launched);
 
 // True when the tab holds a credential; `launchedAsStaff`: it came from an LMS launch (a staff
-// session's token starts so: app.lti.staff_sessions).
+// session's token starts so: app.access.staff_sessions).
 export const hasCredential = () => Boolean(credential());
 export const launchedAsStaff = () => (credential() || "").startsWith("agi_");
 export const signIn = (key) => remember(key.trim());

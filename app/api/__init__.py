@@ -1,0 +1,5 @@
+"""The HTTP contract's shared parts: the dependencies every route takes (deps), domain errors and
+their RFC 9457 problems (problems, problem_docs), the submissions' wire schemas
+(submission_schemas), the security headers, and what an API process holds (api_process).
+
+May import: core, grading."""

@@ -1,0 +1,40 @@
+"""What one API process holds, as its request handlers see it (built by app.assembly)."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+
+from app.core.db import Database
+from app.core.metrics import Metrics
+from app.core.ratelimit import Limiter
+from app.core.settings import AppSettings
+from app.grading.catalog_watch import CatalogHolder
+from app.grading.dispatch import Dispatcher
+from app.grading.leases import Leases
+from app.grading.waiters import Waiters
+from grader.catalog import Catalog
+
+
+@dataclass
+class ApiProcess:
+    settings: AppSettings
+    database: Database
+    exercises: CatalogHolder  # the Grader, or the catalog followed by a non-grading API
+    leases: Leases
+    dispatcher: Dispatcher
+    waiters: Waiters
+    metrics: Metrics
+    key_limiter: Limiter
+    student_limiter: Limiter
+    lti_login_limiter: Limiter  # per client address
+    # Everything started for it, closed last-started-first.
+    resources: ExitStack = field(default_factory=ExitStack)
+
+    @property
+    def catalog(self) -> Catalog:
+        """The catalog served now (it changes when the exercises folder does)."""
+        return self.exercises.catalog
+
+    def close(self) -> None:
+        self.resources.close()

@@ -1,0 +1,34 @@
+"""A report's figures as rows (app.grading.report_store), one per check of a graded submission."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from sqlalchemy import ForeignKey, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.models import Base, stored_enum
+
+
+class OutcomeKind(StrEnum):
+    TEST = "test"  # a test's status
+    FINDING = "finding"  # a diagnosed mistake (status "")
+    PROPERTY = "property"  # a property check's status
+
+
+class ReportOutcome(Base):
+    """One line of a submission's current report, as a row: what the course's statistics count
+    (app.staff) without reading any report's JSON. Rewritten with the report
+    (app.grading.report_store)."""
+
+    __tablename__ = "report_outcomes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    submission_id: Mapped[str] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    kind: Mapped[OutcomeKind] = mapped_column(stored_enum(OutcomeKind))
+    name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16))
+    # A test's visibility ("visible", "hidden"); None for findings and properties.
+    visibility: Mapped[str | None] = mapped_column(String(16))

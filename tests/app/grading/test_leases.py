@@ -1,0 +1,107 @@
+"""Leases on submission rows, the same on both paths, on SQLite and PostgreSQL: a live lease is
+exclusive, only its holder renews it, an expired one leaves the submission to be claimed again,
+and of several sweepers one takes an orphan."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+from app_support import SettingsFactory, load_submission, store_submission
+
+from app.core.db import Database
+from app.core.models import SubmissionStatus, utcnow
+from app.grading.leases import DISPATCHED, Leases
+
+LEASE_S = 0.5
+
+
+@pytest.fixture
+def leases(database: Database, make_settings: SettingsFactory) -> Leases:
+    return Leases(database, make_settings(worker_lease_s=LEASE_S, running_stale_after_s=600))
+
+
+def test_a_live_lease_is_exclusive_and_lapses_when_not_renewed(
+    leases: Leases, database: Database
+) -> None:
+    submission_id = store_submission(database)
+    claim = leases.claim(submission_id, "one")
+    assert claim is not None and claim.attempts == 1
+    assert leases.claim(submission_id, "two") is None
+    time.sleep(LEASE_S * 0.6)
+    leases.renew([submission_id], "two")  # only its holder renews it
+    leases.renew([submission_id], "one")
+    time.sleep(LEASE_S * 0.6)
+    assert leases.claim(submission_id, "two") is None  # renewed: still live
+    time.sleep(LEASE_S * 1.2)
+    again = leases.claim(submission_id, "two")  # the holder died: claimable, one more attempt
+    assert again is not None and again.attempts == 2
+    assert load_submission(database, submission_id).lease_holder == "two"
+    leases.renew([submission_id], "one")  # the dead holder's late beat changes nothing
+    assert load_submission(database, submission_id).lease_holder == "two"
+
+
+def test_a_dispatchers_lease_never_overrides_a_graders(leases: Leases, database: Database) -> None:
+    submission_id = store_submission(database)
+    assert leases.claim(submission_id, "fast-worker") is not None  # before the API's send ends
+    leases.dispatched(submission_id, 3600)
+    assert load_submission(database, submission_id).lease_holder == "fast-worker"
+    queued = store_submission(database)
+    leases.dispatched(queued, 3600)
+    row = load_submission(database, queued)
+    assert row.lease_holder == DISPATCHED
+    assert row.lease_expires_at is not None and row.lease_expires_at > utcnow()
+    assert leases.claim(queued, "worker") is not None  # the message's worker claims it
+
+
+def test_orphans_are_what_nobody_answers_for_and_one_sweeper_takes_each(
+    leases: Leases, database: Database
+) -> None:
+    long_ago, soon = utcnow() - timedelta(minutes=1), utcnow() + timedelta(minutes=1)
+    dead = store_submission(
+        database, status=SubmissionStatus.RUNNING, attempts=1, started_at=long_ago,
+        created_at=long_ago, lease_holder="dead", lease_expires_at=long_ago,
+    )  # fmt: skip
+    lost = store_submission(database, created_at=long_ago)  # queued, its message never sent
+    live = store_submission(
+        database, status=SubmissionStatus.RUNNING, attempts=1, started_at=long_ago,
+        created_at=long_ago, lease_holder="alive", lease_expires_at=soon,
+    )  # fmt: skip
+    waiting = store_submission(
+        database, created_at=long_ago, lease_holder=DISPATCHED, lease_expires_at=soon
+    )
+    young = store_submission(database, created_at=utcnow())  # its dispatcher may be sending it now
+    wedged = store_submission(
+        database, status=SubmissionStatus.RUNNING, attempts=1,
+        started_at=utcnow() - timedelta(hours=1), created_at=long_ago,
+        lease_holder="wedged", lease_expires_at=soon,
+    )  # fmt: skip
+    store_submission(database, status=SubmissionStatus.DONE, created_at=long_ago)
+
+    assert leases.orphans() == sorted([dead, lost, wedged])
+    assert [leases.take(i) for i in (dead, lost, wedged)] == [True] * 3
+    assert [leases.take(i) for i in (dead, lost, wedged, live, waiting, young)] == [False] * 6
+    dead_row = load_submission(database, dead)
+    assert (dead_row.status, dead_row.attempts) == (SubmissionStatus.QUEUED, 1)
+    assert (
+        load_submission(database, wedged).status is SubmissionStatus.RUNNING
+    )  # claimable as it is
+    assert load_submission(database, live).status is SubmissionStatus.RUNNING
+    assert leases.orphans() == []
+    leases.renew([wedged], "wedged")  # the wedged grader lost its lease to the sweeper
+    assert load_submission(database, wedged).lease_holder == DISPATCHED
+    assert leases.claim(wedged, "another") is not None
+
+
+def test_the_only_grader_releases_every_lease_at_start(leases: Leases, database: Database) -> None:
+    running = store_submission(
+        database, status=SubmissionStatus.RUNNING, attempts=1, started_at=utcnow(),
+        lease_holder="last-run", lease_expires_at=utcnow() + timedelta(minutes=1),
+    )  # fmt: skip
+    queued = store_submission(database)
+    store_submission(database, status=SubmissionStatus.DONE)
+    assert leases.release_all() == sorted([running, queued])
+    row = load_submission(database, running)
+    assert (row.status, row.attempts, row.lease_holder) == (SubmissionStatus.QUEUED, 1, None)
+    assert leases.depth() == 2
