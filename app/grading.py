@@ -18,13 +18,12 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
 
-from sqlalchemy import CursorResult, update
+from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from app.catalog_watch import log_changes
-from app.db import Database
+from app.db import Database, changed_rows
 from app.leases import Claim, Held, Leases
 from app.logs import bound_submission
 from app.metrics import Metrics
@@ -168,7 +167,7 @@ def _finish(context: GradingContext, submission_id: str, report: Report) -> bool
             )
             .execution_options(synchronize_session=False)
         )
-        if cast(CursorResult[Any], result).rowcount != 1:
+        if changed_rows(result) != 1:
             return None
         add_outcomes(session, submission_id, report)  # done once: the row was not done
         recorded = [record(session, submission_id, report) for record in context.on_graded]

@@ -20,11 +20,10 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
 
-from sqlalchemy import ColumnElement, CursorResult, and_, case, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
 
-from app.db import Database
+from app.db import Database, changed_rows
 from app.models import Submission, SubmissionStatus, utcnow
 from app.settings import AppSettings
 
@@ -67,10 +66,6 @@ def _expired(now: datetime) -> ColumnElement[bool]:
     return or_(Submission.lease_expires_at.is_(None), Submission.lease_expires_at < now)
 
 
-def _updated(result: object) -> int:
-    return cast(CursorResult[Any], result).rowcount
-
-
 class Leases:
     def __init__(self, database: Database, settings: AppSettings) -> None:
         self._database = database
@@ -105,7 +100,7 @@ class Leases:
                 )
                 .execution_options(synchronize_session=False)
             )
-            if _updated(taken) != 1:
+            if changed_rows(taken) != 1:
                 return None
             row = session.execute(
                 select(Submission.exercise, Submission.source, Submission.attempts).where(
@@ -163,7 +158,7 @@ class Leases:
                 )
                 .execution_options(synchronize_session=False)
             )
-        return _updated(taken) == 1
+        return changed_rows(taken) == 1
 
     def dispatched(self, submission_id: str, for_s: float) -> None:
         """A dispatcher handed the queued submission over and answers for it `for_s` seconds;

@@ -24,11 +24,10 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, cast
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import select, update
 
-from app.db import Database
+from app.db import Database, changed_rows
 from app.models import OutboxMessage, OutboxStatus, utcnow
 from app.periodic import Periodic
 
@@ -182,7 +181,7 @@ class OutboxSender:
                 )
                 .execution_options(synchronize_session=False)
             )
-        return cast(CursorResult[Any], result).rowcount == 1
+        return changed_rows(result) == 1
 
     def _attempt(self, channel: Channel, message_id: int, receiver: str | None) -> None:
         failure: Undelivered | None = None

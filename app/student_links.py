@@ -12,14 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, cast
 from urllib.parse import quote
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.commands import CommandRefused
 from app.courses import existing_course
+from app.db import changed_rows
 from app.models import LTI_STUDENTS, Course, StudentLink, utcnow
 from app.settings import AppSettings
 from app.signed_tokens import InvalidToken, sign, verify
@@ -112,7 +112,7 @@ def revoke(session: Session, *, course: str, student: str) -> int:
         )
         .values(revoked_at=now)
     )
-    return cast(CursorResult[Any], result).rowcount
+    return changed_rows(result)
 
 
 def list_links(session: Session, course: str | None) -> list[tuple[StudentLink, str]]:

@@ -15,17 +15,15 @@ activityProgress Completed, gradingProgress FullyGraded, and a one-line comment 
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.grade import Grade
 from pylti1p3.service_connector import ServiceConnector
 from requests import RequestException
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.db import Database
+from app.db import Database, changed_rows
 from app.lti.adapters import HTTP_TIMEOUT_S, http_session
 from app.lti.models import LtiLaunch, LtiPlatform, LtiScorePost
 from app.lti.registrations import to_registration
@@ -72,7 +70,7 @@ def mark_graded(session: Session, submission_id: str, report: Report) -> bool:
         )
         .execution_options(synchronize_session=False)
     )
-    return not failed and cast(CursorResult[Any], result).rowcount == 1
+    return not failed and changed_rows(result) == 1
 
 
 def post_again(session: Session, submission_id: str) -> bool:
@@ -94,7 +92,7 @@ def post_again(session: Session, submission_id: str) -> bool:
         )
         .execution_options(synchronize_session=False)
     )
-    return cast(CursorResult[Any], result).rowcount == 1
+    return changed_rows(result) == 1
 
 
 def comment(report: Report) -> str:

@@ -39,12 +39,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
-from typing import Any, cast
 
-from sqlalchemy import ColumnElement, CursorResult, case, func, or_, select, update
+from sqlalchemy import ColumnElement, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.db import Database
+from app.db import Database, changed_rows
 from app.grading import GradingContext, grade_source
 from app.models import Regrade, RegradeStatus, Submission, SubmissionStatus, utcnow
 from app.periodic import Periodic
@@ -199,7 +198,7 @@ class RegradeRunner:
                     )
                     .execution_options(synchronize_session=False)
                 )
-                if cast(CursorResult[Any], taken).rowcount == 1:
+                if changed_rows(taken) == 1:
                     self._held = regrade_id
                     return _read(session, regrade_id)
         self._held = None
