@@ -44,7 +44,7 @@ from app.catalog_watch import (
 from app.db import Database
 from app.dispatch import Dispatcher, EmbeddedDispatcher
 from app.grading import GradingContext, OnDone, OnGraded, warm_up
-from app.leases import Held, Leases, process_name
+from app.leases import Held, Leases, process_name, renew_held
 from app.lti.passback import mark_graded, post_again, score_channel
 from app.metrics import Metrics
 from app.outbox import OutboxSender
@@ -250,15 +250,16 @@ def _grading(  # noqa: PLR0917 (what one grading needs, as this process has it)
 def _start_heartbeat(
     context: GradingContext, stack: ExitStack, also: Callable[[], None] = lambda: None
 ) -> None:
-    """Renews this process's leases every third of a lease (so one survives two lost beats),
-    and does `also` (a worker announces itself)."""
-    leases = context.leases
+    """Renews this process's leases, on the submissions it grades and the regrade it runs,
+    every third of a lease (so one survives two lost beats), and does `also` (a worker
+    announces itself)."""
+    settings = context.settings
 
     def beat() -> None:
-        leases.renew(context.held.snapshot(), context.holder)
+        renew_held(context.database, context.held, context.holder, settings.worker_lease_s)
         also()
 
-    _start(Periodic("heartbeat", context.settings.worker_lease_s / 3, beat), stack)
+    _start(Periodic("heartbeat", settings.worker_lease_s / 3, beat), stack)
 
 
 class _Background(Protocol):

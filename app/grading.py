@@ -19,12 +19,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from app.catalog_watch import log_changes
-from app.db import Database, changed_rows
-from app.leases import Claim, Held, Leases
+from app.db import Database
+from app.leases import SUBMISSIONS, Claim, Held, Leases
 from app.logs import bound_submission
 from app.metrics import Metrics
 from app.models import Submission, SubmissionStatus, utcnow
@@ -84,11 +83,11 @@ def grade_submission(submission_id: str, context: GradingContext) -> None:
         if claim is None:
             log.info("not claimable (finished, or being graded elsewhere)")
             return
-        context.held.add(submission_id)
+        context.held.add(SUBMISSIONS, submission_id)
         try:
             _grade_claimed(submission_id, claim, context)
         finally:
-            context.held.discard(submission_id)
+            context.held.discard(SUBMISSIONS, submission_id)
 
 
 def _grade_claimed(submission_id: str, claim: Claim, context: GradingContext) -> None:
@@ -155,19 +154,15 @@ def _finish(context: GradingContext, submission_id: str, report: Report) -> bool
     returns whether the outbox got a message due now, or None when another grader finished
     first (this result is dropped)."""
     with context.database.session() as session:
-        result = session.execute(
-            update(Submission)
-            .where(Submission.id == submission_id, Submission.status != SubmissionStatus.DONE)
-            .values(
-                status=SubmissionStatus.DONE,
-                **report_columns(report),
-                finished_at=utcnow(),
-                lease_holder=None,
-                lease_expires_at=None,
-            )
-            .execution_options(synchronize_session=False)
+        finished = SUBMISSIONS.drop(
+            session,
+            Submission.id == submission_id,
+            Submission.status != SubmissionStatus.DONE,
+            status=SubmissionStatus.DONE,
+            **report_columns(report),
+            finished_at=utcnow(),
         )
-        if changed_rows(result) != 1:
+        if finished != 1:
             return None
         add_outcomes(session, submission_id, report)  # done once: the row was not done
         recorded = [record(session, submission_id, report) for record in context.on_graded]

@@ -10,7 +10,7 @@ import json
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     JSON,
@@ -200,7 +200,19 @@ class StudentLink(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
-class Submission(Base):
+class Leased:
+    """The columns of a row of work held under a lease (app.leases: a submission, a regrade): who
+    answers for it while it is unfinished, and until when; nobody once the lease has expired."""
+
+    if TYPE_CHECKING:  # each leased table's own columns, that app.leases reads
+        id: Mapped[str]
+        status: Mapped[Any]
+
+    lease_holder: Mapped[str | None] = mapped_column(String(200))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Submission(Leased, Base):
     __tablename__ = "submissions"
     __table_args__ = (
         # A retried POST with the same Idempotency-Key (per API key) finds its first submission.
@@ -245,10 +257,6 @@ class Submission(Base):
     # SHA-256 of the request that created it: the same key with another body is refused.
     request_hash: Mapped[str | None] = mapped_column(String(64))
     callback_url: Mapped[str | None] = mapped_column(String(2048))
-    # Who answers for it while it is unfinished (app.leases): a grader grading it, or the
-    # dispatcher that handed it over; nobody once the lease has expired.
-    lease_holder: Mapped[str | None] = mapped_column(String(200))
-    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class OutboxMessage:
@@ -358,9 +366,10 @@ class RegradeStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
-class Regrade(Base):
+class Regrade(Leased, Base):
     """Grading again an exercise's finished submissions in a course (all, or one student's),
-    in id order, after `cursor`: resumable where it stopped (app.regrades)."""
+    in id order, after `cursor`: resumable where it stopped (app.regrades), by one runner at a
+    time, the one that holds its lease."""
 
     __tablename__ = "regrades"
     __table_args__ = (Index("ix_regrades_course_exercise", "course_id", "exercise"),)
@@ -384,6 +393,3 @@ class Regrade(Base):
     requested_by: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    # Who runs it now (as a submission's lease, app.leases): one runner at a time.
-    lease_holder: Mapped[str | None] = mapped_column(String(200))
-    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
