@@ -65,7 +65,7 @@ from app.webhooks import record_delivery, record_regraded, webhook_channel
 from grader.catalog import Catalog, catalog_fingerprint
 from grader.plan_cache import PlanCache
 from grader.runner import Grader
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 
 log = logging.getLogger(__name__)
 
@@ -76,10 +76,10 @@ ON_REGRADED: tuple[OnRegraded, ...] = (record_regraded, post_again)
 
 
 def load_grader(settings: AppSettings, stack: ExitStack) -> PreloadingGrader:
-    """The catalog and a Grader over the real sandbox: warm forked processes, one per slot,
+    """The catalog and a Grader over the real sandbox: children of a warm process, one per slot,
     preloading what the exercises allow. A broken exercise is set apart, not fatal."""
     catalog = Catalog.scan(settings.exercises_dir)
-    sandbox = ForkServerSandbox(slots=settings.sandbox_slots, preload=catalog.allowed_imports())
+    sandbox = WarmProcessSandbox(slots=settings.sandbox_slots, preload=catalog.allowed_imports())
     stack.callback(sandbox.close)
     secret = settings.master_secret()
     plans = PlanCache(settings.plan_cache_dir(), secret)  # a restart builds none again

@@ -1,5 +1,5 @@
 """The hostile corpus: each file in `corpus/` is a submission that attacks the grader. Each runs
-through the real sandbox (`ForkServerSandbox`, limits on), never in this process.
+through the real sandbox (`WarmProcessSandbox`, limits on), never in this process.
 
 For every file the test asserts:
 1. its verdict: how the run ended, the report's status and each test's status, and that the
@@ -38,7 +38,7 @@ from grader.report import Report, ReportStatus, TestStatus
 from grader.runner import Grader
 from grader.sandbox.interface import Layer
 from grader.sandbox.limits import MIB, SandboxLimits
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 from grader.settings import GraderSettings
 from grader.spec import Visibility
 
@@ -321,7 +321,7 @@ class CaseSandbox:
     run ended in: the visible tests' job first, then the hidden tests' (a job the machine
     starved comes again, run once more by the grader)."""
 
-    def __init__(self, inner: ForkServerSandbox) -> None:
+    def __init__(self, inner: WarmProcessSandbox) -> None:
         self.inner = inner
         self.limits = TIGHT
         self.forbidden: tuple[str, ...] | None = None
@@ -357,7 +357,7 @@ class CaseSandbox:
 @pytest.fixture(scope="module")
 def sandbox(secret_holder: None) -> Iterator[CaseSandbox]:
     # One slot: every next submission runs where the hostile one just ran.
-    sandbox = CaseSandbox(ForkServerSandbox(slots=1))
+    sandbox = CaseSandbox(WarmProcessSandbox(slots=1))
     try:
         sandbox.layers()  # starts the warm process, with the secrets already in our environment
         yield sandbox
