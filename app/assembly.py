@@ -48,7 +48,7 @@ from app.grading.catalog_watch import (
 )
 from app.grading.dispatch import Dispatcher, EmbeddedDispatcher
 from app.grading.job import GradingContext, OnDone, OnGraded, warm_up
-from app.grading.leases import Held, Leases, process_name
+from app.grading.leases import Held, Leases, process_name, renew_held
 from app.grading.sweeper import Sweeper
 from app.grading.waiters import Waiters
 from app.lti.passback import mark_graded, post_again, score_channel
@@ -65,7 +65,7 @@ from app.scaleout.worker import consume, register_grade_task, serve_metrics
 from grader.catalog import Catalog, catalog_fingerprint
 from grader.plan_cache import PlanCache
 from grader.runner import Grader
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 
 log = logging.getLogger(__name__)
 
@@ -76,10 +76,10 @@ ON_REGRADED: tuple[OnRegraded, ...] = (record_regraded, post_again)
 
 
 def load_grader(settings: AppSettings, stack: ExitStack) -> PreloadingGrader:
-    """The catalog and a Grader over the real sandbox: warm forked processes, one per slot,
+    """The catalog and a Grader over the real sandbox: children of a warm process, one per slot,
     preloading what the exercises allow. A broken exercise is set apart, not fatal."""
     catalog = Catalog.scan(settings.exercises_dir)
-    sandbox = ForkServerSandbox(slots=settings.sandbox_slots, preload=catalog.allowed_imports())
+    sandbox = WarmProcessSandbox(slots=settings.sandbox_slots, preload=catalog.allowed_imports())
     stack.callback(sandbox.close)
     secret = settings.master_secret()
     plans = PlanCache(settings.plan_cache_dir(), secret)  # a restart builds none again
@@ -250,15 +250,16 @@ def _grading(  # noqa: PLR0917 (what one grading needs, as this process has it)
 def _start_heartbeat(
     context: GradingContext, stack: ExitStack, also: Callable[[], None] = lambda: None
 ) -> None:
-    """Renews this process's leases every third of a lease (so one survives two lost beats),
-    and does `also` (a worker announces itself)."""
-    leases = context.leases
+    """Renews this process's leases, on the submissions it grades and the regrade it runs,
+    every third of a lease (so one survives two lost beats), and does `also` (a worker
+    announces itself)."""
+    settings = context.settings
 
     def beat() -> None:
-        leases.renew(context.held.snapshot(), context.holder)
+        renew_held(context.database, context.held, context.holder, settings.worker_lease_s)
         also()
 
-    _start(Periodic("heartbeat", context.settings.worker_lease_s / 3, beat), stack)
+    _start(Periodic("heartbeat", settings.worker_lease_s / 3, beat), stack)
 
 
 class _Background(Protocol):

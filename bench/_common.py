@@ -353,7 +353,7 @@ def cpu_account(pids: Sequence[int]) -> CpuAccount:
 
 def _is_warm_process(pid: int) -> bool:
     try:
-        return b"grader.sandbox.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return b"grader.sandbox.warm_process" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
 

@@ -7,7 +7,7 @@ the process that runs it (medians over --runs, after one untimed round):
   its module), its visible tests, the probes on them (properties and weights), its hidden tests,
   and judging (comparing with the reference's outputs, diagnosing);
 - sandboxed, the same work in children forked from this process once it is set up as the warm
-  process is (`zygote.load_runtime`, `warm_up`, `settle_for_forking`), with what the sandbox
+  process is (`warm_process.load_runtime`, `warm_up`, `settle_for_forking`), with what the sandbox
   adds around it: the fork (in the warm process), the child's hardening (`prepare` right after
   the fork, `confine` once the job is in), receiving the job, sending the events, and the
   child's exit (what the kernel spends tearing down its copy of the warm process, with the
@@ -44,7 +44,7 @@ from grader.contract import Execution, Job, Violation
 from grader.judge import HiddenRun, judge
 from grader.plan import ExercisePlan
 from grader.plan_building import build_plan
-from grader.sandbox import guest, hardening, zygote
+from grader.sandbox import guest, hardening, warm_process
 from grader.sandbox.frames import MAX_EVENT_HEADER, MAX_JOB_HEADER, FrameReader
 from grader.sandbox.inprocess import InProcessSandbox
 from grader.sandbox.protocol import decode_event, decode_job, encode_event, encode_job
@@ -217,10 +217,10 @@ def main() -> None:
     args = parser.parse_args()
     plan = build_plan(Catalog.from_folder(GraderSettings().exercises_dir).get(SLUG), SECRET)
     jobs = job_variants(plan, CORRECT.read_text(encoding="utf-8"))
-    zygote.load_runtime(PRELOAD)
-    zygote.warm_up(PRELOAD)
+    warm_process.load_runtime(PRELOAD)
+    warm_process.warm_up(PRELOAD)
     # As the warm process: settled last, with nothing allocated after it before the forks.
-    zygote.settle_for_forking(collapse=True)
+    warm_process.settle_for_forking(collapse=True)
     boxed = medians(lambda: sandboxed(jobs), args.runs)
     work = medians(lambda: in_process(plan, jobs), args.runs)
     print_table(work, boxed)

@@ -20,7 +20,7 @@ from grader.plan_cache import PlanCache
 from grader.render import render_json, render_text
 from grader.report import ReportStatus
 from grader.runner import Grader
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 from grader.settings import GraderSettings
 
 MAX_SOURCE_BYTES = 256 * 1024
@@ -38,7 +38,7 @@ def grade(args: argparse.Namespace, settings: GraderSettings) -> int:
     user = settings.in_user_data_dir()
     secret = user.master_secret()
     # One grading: the warm process's start is the critical path, its forks are two.
-    sandbox = ForkServerSandbox(slots=1, preload=catalog.allowed_imports(), huge_pages=False)
+    sandbox = WarmProcessSandbox(slots=1, preload=catalog.allowed_imports(), huge_pages=False)
     grader = Grader(catalog, sandbox, secret, PlanCache(user.plan_cache_dir(), secret))
     try:
         # `layers()` starts the warm process; a failure to start shows again, in the report,

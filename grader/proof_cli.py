@@ -18,7 +18,7 @@ from grader.proof import Progress, Proof, diagnosed, prove, shown
 from grader.proof_files import load_proof_files
 from grader.proof_warnings import caught_by
 from grader.runner import Grader
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 from grader.settings import GraderSettings
 from grader.skeleton import SkeletonRefused, write_skeleton
 from grader.spec import EntryKind, Framework, Visibility, load_exercise
@@ -52,7 +52,7 @@ def prove_catalog(catalog: Catalog, slots: int, *, show_progress: bool = False) 
     """Prove every exercise of the catalog with one warm sandbox; raise ExerciseDefinitionError,
     before any process starts, when an exercise's proof files can't be read."""
     files = {exercise.spec.slug: load_proof_files(exercise.folder) for exercise in catalog}
-    sandbox = ForkServerSandbox(slots=slots, preload=catalog.allowed_imports())
+    sandbox = WarmProcessSandbox(slots=slots, preload=catalog.allowed_imports())
     grader = Grader(catalog, sandbox, PROOF_SECRET)
     count = len(catalog.slugs())
     try:

@@ -12,15 +12,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, cast
 from urllib.parse import quote
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.access.models import StudentLink
 from app.access.signed_tokens import InvalidToken, sign, verify
 from app.core.commands import CommandRefused
+from app.core.db import changed_rows
 from app.core.models import LTI_STUDENTS, Course, utcnow
 from app.core.settings import AppSettings
 from app.core.student_ids import comparable, normal_student_id
@@ -113,7 +113,7 @@ def revoke(session: Session, *, course: str, student: str) -> int:
         )
         .values(revoked_at=now)
     )
-    return cast(CursorResult[Any], result).rowcount
+    return changed_rows(result)
 
 
 def list_links(session: Session, course: str | None) -> list[tuple[StudentLink, str]]:

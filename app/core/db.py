@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
+from sqlalchemy import Connection, CursorResult, Engine, create_engine, event, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
@@ -144,6 +144,12 @@ class Database:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def changed_rows(result: object) -> int:
+    """How many rows an UPDATE or DELETE that `Session.execute` ran changed (its result is a
+    cursor's, which the session's signature does not say)."""
+    return cast(CursorResult[Any], result).rowcount
 
 
 def _limit(connection: Connection, limit_s: float) -> None:

@@ -13,7 +13,7 @@ import json
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     JSON,
@@ -178,7 +178,20 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
-class Submission(Base):
+class Leased:
+    """The columns of a row of work held under a lease (app.grading.leases: a submission, a
+    regrade): who answers for it while it is unfinished, and until when; nobody once the lease
+    has expired."""
+
+    if TYPE_CHECKING:  # each leased table's own columns, that app.grading.leases reads
+        id: Mapped[str]
+        status: Mapped[Any]
+
+    lease_holder: Mapped[str | None] = mapped_column(String(200))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Submission(Leased, Base):
     __tablename__ = "submissions"
     __table_args__ = (
         # A retried POST with the same Idempotency-Key (per API key) finds its first submission.
@@ -223,7 +236,3 @@ class Submission(Base):
     # SHA-256 of the request that created it: the same key with another body is refused.
     request_hash: Mapped[str | None] = mapped_column(String(64))
     callback_url: Mapped[str | None] = mapped_column(String(2048))
-    # Who answers for it while it is unfinished (app.grading.leases): a grader grading it, or the
-    # dispatcher that handed it over; nobody once the lease has expired.
-    lease_holder: Mapped[str | None] = mapped_column(String(200))
-    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -24,7 +24,7 @@ from typing import Protocol
 
 from grader.catalog import Catalog, catalog_fingerprint
 from grader.runner import Grader
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class PreloadingGrader:
     sandbox before any exercise of it is served."""
 
     grader: Grader
-    sandbox: ForkServerSandbox
+    sandbox: WarmProcessSandbox
 
     @property
     def catalog(self) -> Catalog:

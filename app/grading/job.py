@@ -18,9 +18,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
 
-from sqlalchemy import CursorResult, update
 from sqlalchemy.orm import Session
 
 from app.core.db import Database
@@ -29,7 +27,7 @@ from app.core.metrics import Metrics
 from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings
 from app.grading.catalog_watch import log_changes
-from app.grading.leases import Claim, Held, Leases
+from app.grading.leases import SUBMISSIONS, Claim, Held, Leases
 from app.grading.report_store import add_outcomes, report_columns
 from grader.catalog import Catalog
 from grader.errors import AutograderError
@@ -85,11 +83,11 @@ def grade_submission(submission_id: str, context: GradingContext) -> None:
         if claim is None:
             log.info("not claimable (finished, or being graded elsewhere)")
             return
-        context.held.add(submission_id)
+        context.held.add(SUBMISSIONS, submission_id)
         try:
             _grade_claimed(submission_id, claim, context)
         finally:
-            context.held.discard(submission_id)
+            context.held.discard(SUBMISSIONS, submission_id)
 
 
 def _grade_claimed(submission_id: str, claim: Claim, context: GradingContext) -> None:
@@ -156,19 +154,15 @@ def _finish(context: GradingContext, submission_id: str, report: Report) -> bool
     returns whether the outbox got a message due now, or None when another grader finished
     first (this result is dropped)."""
     with context.database.session() as session:
-        result = session.execute(
-            update(Submission)
-            .where(Submission.id == submission_id, Submission.status != SubmissionStatus.DONE)
-            .values(
-                status=SubmissionStatus.DONE,
-                **report_columns(report),
-                finished_at=utcnow(),
-                lease_holder=None,
-                lease_expires_at=None,
-            )
-            .execution_options(synchronize_session=False)
+        finished = SUBMISSIONS.drop(
+            session,
+            Submission.id == submission_id,
+            Submission.status != SubmissionStatus.DONE,
+            status=SubmissionStatus.DONE,
+            **report_columns(report),
+            finished_at=utcnow(),
         )
-        if cast(CursorResult[Any], result).rowcount != 1:
+        if finished != 1:
             return None
         add_outcomes(session, submission_id, report)  # done once: the row was not done
         recorded = [record(session, submission_id, report) for record in context.on_graded]

@@ -1,15 +1,25 @@
-"""Leases: who answers for an unfinished submission, kept on its row, the same on both paths.
+"""Leases: who answers for unfinished work, kept on its row; one model for every kind of work.
 
-    lease_holder = <process name>  that grader grades it; its heartbeat renews the lease every
-                                   third of `worker_lease_s` and the finished grading drops it
-                 = "dispatched"    a dispatcher handed it over (to the broker, or to its own
-                                   queue) and answers for it until the lease expires
-    lease expired, or none         nobody: the sweeper (app.grading.sweeper) dispatches it again
+Work is a row of a leased table (app.core.models.Leased): a submission to grade, a regrade to run.
 
-A grader claims a submission with one conditional UPDATE: a queued one, or a running one whose
-grader's lease expired or that has run past `running_stale_after_s` (a wedged grader), so two
-graders never both take it. Each claim counts an attempt; past `max_attempts` the grading job
-ends it with an error report, so a submission that keeps killing its graders ends too.
+    lease_holder = <process name>  that process works on it: its heartbeat (`renew_held`) renews
+                                   the lease every third of `worker_lease_s`, and the work's end
+                                   drops it
+                 = "dispatched"    a dispatcher handed the submission over (to the broker, or to
+                                   its own queue) and answers for it until the lease expires
+    lease expired, or none         nobody: anyone may take it (the sweeper, app.grading.sweeper,
+                                   dispatches such a submission again; any runner goes on with
+                                   such a regrade)
+
+`LeaseTable` writes these columns, the same for every table: a process takes a row with one
+conditional UPDATE (`hold`), so two never both take it; only the holder renews it; and the
+work's end (or the only grader of a database at start) drops the lease in the UPDATE that sets
+the row's status (`drop`).
+
+A grader claims a submission: a queued one, or a running one whose grader's lease expired or
+that has run past `running_stale_after_s` (a wedged grader). Each claim counts an attempt; past
+`max_attempts` the grading job ends it with an error report, so a submission that keeps killing
+its graders ends too.
 """
 
 from __future__ import annotations
@@ -20,12 +30,13 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import ColumnElement, CursorResult, and_, case, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
+from sqlalchemy.orm import Session
 
-from app.core.db import Database
-from app.core.models import Submission, SubmissionStatus, utcnow
+from app.core.db import Database, changed_rows
+from app.core.models import Leased, Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings
 
 DISPATCHED = "dispatched"
@@ -37,41 +48,104 @@ def process_name() -> str:
 
 
 @dataclass(frozen=True)
+class LeaseTable:
+    """The leases on one table's rows, as every kind of work holds them."""
+
+    model: type[Leased]
+
+    def expired(self, now: datetime) -> ColumnElement[bool]:
+        expires = self.model.lease_expires_at
+        return or_(expires.is_(None), expires < now)
+
+    def hold(
+        self,
+        session: Session,
+        row_id: str,
+        where: ColumnElement[bool],
+        holder: str,
+        until: datetime,
+        **values: Any,
+    ) -> bool:
+        """`holder` answers for the row until `until` (and sets `values` with it) if `where`
+        holds for it: one conditional UPDATE, so of two processes taking it one does."""
+        model = self.model
+        taken = session.execute(
+            update(model)
+            .where(model.id == row_id, where)
+            .values(lease_holder=holder, lease_expires_at=until, **values)
+            .execution_options(synchronize_session=False)
+        )
+        return changed_rows(taken) == 1
+
+    def renew(self, session: Session, row_ids: Iterable[str], holder: str, until: datetime) -> None:
+        """Extend the leases this holder still has (a lease taken back stays lost)."""
+        ids = list(row_ids)
+        if ids:
+            session.execute(
+                update(self.model)
+                .where(self.model.id.in_(ids), self.model.lease_holder == holder)
+                .values(lease_expires_at=until)
+                .execution_options(synchronize_session=False)
+            )
+
+    def drop(self, session: Session, *where: ColumnElement[bool], **values: Any) -> int:
+        """Finish the work where `where` holds (`values`: its status, its result) and drop its
+        lease, in one UPDATE; returns how many rows it changed."""
+        return changed_rows(
+            session.execute(
+                update(self.model)
+                .where(*where)
+                .values(lease_holder=None, lease_expires_at=None, **values)
+                .execution_options(synchronize_session=False)
+            )
+        )
+
+
+SUBMISSIONS = LeaseTable(Submission)
+
+
+class Held:
+    """The rows this process works on now, of every leased table: what its heartbeat renews."""
+
+    def __init__(self) -> None:
+        self._rows: dict[LeaseTable, set[str]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, table: LeaseTable, row_id: str) -> None:
+        with self._lock:
+            self._rows.setdefault(table, set()).add(row_id)
+
+    def discard(self, table: LeaseTable, row_id: str) -> None:
+        with self._lock:
+            self._rows.get(table, set()).discard(row_id)
+
+    def snapshot(self) -> dict[LeaseTable, list[str]]:
+        with self._lock:
+            return {table: sorted(ids) for table, ids in self._rows.items() if ids}
+
+
+def renew_held(database: Database, held: Held, holder: str, lease_s: float) -> None:
+    """One beat of a process's heartbeat: every lease it holds, of every table, extended."""
+    rows = held.snapshot()
+    if not rows:
+        return
+    until = utcnow() + timedelta(seconds=lease_s)
+    with database.session() as session:
+        for table, ids in rows.items():
+            table.renew(session, ids, holder, until)
+
+
+@dataclass(frozen=True)
 class Claim:
     exercise: str
     source: str
     attempts: int
 
 
-class Held:
-    """The submissions this process grades now: the ones its heartbeat renews."""
-
-    def __init__(self) -> None:
-        self._ids: set[str] = set()
-        self._lock = threading.Lock()
-
-    def add(self, submission_id: str) -> None:
-        with self._lock:
-            self._ids.add(submission_id)
-
-    def discard(self, submission_id: str) -> None:
-        with self._lock:
-            self._ids.discard(submission_id)
-
-    def snapshot(self) -> list[str]:
-        with self._lock:
-            return sorted(self._ids)
-
-
-def _expired(now: datetime) -> ColumnElement[bool]:
-    return or_(Submission.lease_expires_at.is_(None), Submission.lease_expires_at < now)
-
-
-def _updated(result: object) -> int:
-    return cast(CursorResult[Any], result).rowcount
-
-
 class Leases:
+    """Submissions' leases: claimed by graders, handed over by dispatchers, taken back by the
+    sweeper."""
+
     def __init__(self, database: Database, settings: AppSettings) -> None:
         self._database = database
         self._lease = timedelta(seconds=settings.worker_lease_s)
@@ -89,23 +163,20 @@ class Leases:
         now = utcnow()
         claimable = or_(
             Submission.status == SubmissionStatus.QUEUED,
-            and_(Submission.status == SubmissionStatus.RUNNING, _expired(now)),
+            and_(Submission.status == SubmissionStatus.RUNNING, SUBMISSIONS.expired(now)),
             self._wedged(now),
         )
         with self._database.session() as session:
-            taken = session.execute(
-                update(Submission)
-                .where(Submission.id == submission_id, claimable)
-                .values(
-                    status=SubmissionStatus.RUNNING,
-                    attempts=Submission.attempts + 1,
-                    started_at=now,
-                    lease_holder=holder,
-                    lease_expires_at=now + self._lease,
-                )
-                .execution_options(synchronize_session=False)
-            )
-            if _updated(taken) != 1:
+            if not SUBMISSIONS.hold(
+                session,
+                submission_id,
+                claimable,
+                holder,
+                now + self._lease,
+                status=SubmissionStatus.RUNNING,
+                attempts=Submission.attempts + 1,
+                started_at=now,
+            ):
                 return None
             row = session.execute(
                 select(Submission.exercise, Submission.source, Submission.attempts).where(
@@ -113,19 +184,6 @@ class Leases:
                 )
             ).one()
         return Claim(exercise=row.exercise, source=row.source, attempts=row.attempts)
-
-    def renew(self, submission_ids: Iterable[str], holder: str) -> None:
-        """Extend the leases this holder still has (a lease the sweeper took back stays lost)."""
-        ids = list(submission_ids)
-        if not ids:
-            return
-        with self._database.session() as session:
-            session.execute(
-                update(Submission)
-                .where(Submission.id.in_(ids), Submission.lease_holder == holder)
-                .values(lease_expires_at=utcnow() + self._lease)
-                .execution_options(synchronize_session=False)
-            )
 
     def orphans(self) -> list[str]:
         """Unfinished submissions nobody answers for, oldest first: an expired lease (a grader
@@ -141,7 +199,10 @@ class Leases:
         return and_(
             Submission.status != SubmissionStatus.DONE,
             settled,
-            or_(_expired(now), and_(self._wedged(now), Submission.lease_holder != DISPATCHED)),
+            or_(
+                SUBMISSIONS.expired(now),
+                and_(self._wedged(now), Submission.lease_holder != DISPATCHED),
+            ),
         )
 
     def take(self, submission_id: str) -> bool:
@@ -150,54 +211,40 @@ class Leases:
         wedged one stays running, claimable as it is, and its grader can no longer renew."""
         now = utcnow()
         with self._database.session() as session:
-            taken = session.execute(
-                update(Submission)
-                .where(Submission.id == submission_id, self._orphaned(now))
-                .values(
-                    status=case(
-                        (self._wedged(now), SubmissionStatus.RUNNING),
-                        else_=SubmissionStatus.QUEUED,
-                    ),
-                    lease_holder=DISPATCHED,
-                    lease_expires_at=now + self._lease,
-                )
-                .execution_options(synchronize_session=False)
+            return SUBMISSIONS.hold(
+                session,
+                submission_id,
+                self._orphaned(now),
+                DISPATCHED,
+                now + self._lease,
+                status=case(
+                    (self._wedged(now), SubmissionStatus.RUNNING),
+                    else_=SubmissionStatus.QUEUED,
+                ),
             )
-        return _updated(taken) == 1
 
     def dispatched(self, submission_id: str, for_s: float) -> None:
         """A dispatcher handed the queued submission over and answers for it `for_s` seconds;
         a grader that claimed it meanwhile keeps its own lease."""
         now = utcnow()
+        handed_over = and_(
+            Submission.status == SubmissionStatus.QUEUED,
+            or_(SUBMISSIONS.expired(now), Submission.lease_holder == DISPATCHED),
+        )
         with self._database.session() as session:
-            session.execute(
-                update(Submission)
-                .where(
-                    Submission.id == submission_id,
-                    Submission.status == SubmissionStatus.QUEUED,
-                    or_(_expired(now), Submission.lease_holder == DISPATCHED),
-                )
-                .values(lease_holder=DISPATCHED, lease_expires_at=now + timedelta(seconds=for_s))
-                .execution_options(synchronize_session=False)
+            SUBMISSIONS.hold(
+                session, submission_id, handed_over, DISPATCHED, now + timedelta(seconds=for_s)
             )
 
     def release_all(self) -> list[str]:
         """For a process that is the only grader of its database (the embedded service, at
         start): every lease died with the last process. Running rows go back to queued with
         their attempts; returns every unfinished submission, oldest first."""
+        unfinished = Submission.status != SubmissionStatus.DONE
         with self._database.session() as session:
-            session.execute(
-                update(Submission)
-                .where(Submission.status != SubmissionStatus.DONE)
-                .values(status=SubmissionStatus.QUEUED, lease_holder=None, lease_expires_at=None)
-                .execution_options(synchronize_session=False)
-            )
+            SUBMISSIONS.drop(session, unfinished, status=SubmissionStatus.QUEUED)
             return list(
-                session.scalars(
-                    select(Submission.id)
-                    .where(Submission.status != SubmissionStatus.DONE)
-                    .order_by(Submission.id)
-                )
+                session.scalars(select(Submission.id).where(unfinished).order_by(Submission.id))
             )
 
     def depth(self, limit_s: float | None = None) -> int:

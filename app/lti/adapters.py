@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, cast
+from typing import Any
 
 import requests
 from pylti1p3.cookie import CookieService
 from pylti1p3.redirect import Redirect
 from pylti1p3.request import Request
 from pylti1p3.session import SessionService
-from sqlalchemy import CursorResult, delete, select, update
+from sqlalchemy import delete, select, update
 
-from app.core.db import Database
+from app.core.db import Database, changed_rows
 from app.core.models import utcnow
 from app.lti.models import LtiLogin
 
@@ -104,21 +104,18 @@ class LoginStore(SessionService):
         """True once per login: the nonce was issued with this state, in time, and not used."""
         now = utcnow()
         with self._database.session() as session:
-            result = cast(
-                CursorResult[Any],
-                session.execute(
-                    update(LtiLogin)
-                    .where(
-                        LtiLogin.state == self._request.get_param("state"),
-                        LtiLogin.nonce == nonce,
-                        LtiLogin.used_at.is_(None),
-                        LtiLogin.expires_at > now,
-                    )
-                    .values(used_at=now)
-                    .execution_options(synchronize_session=False)
-                ),
+            result = session.execute(
+                update(LtiLogin)
+                .where(
+                    LtiLogin.state == self._request.get_param("state"),
+                    LtiLogin.nonce == nonce,
+                    LtiLogin.used_at.is_(None),
+                    LtiLogin.expires_at > now,
+                )
+                .values(used_at=now)
+                .execution_options(synchronize_session=False)
             )
-        return result.rowcount == 1
+        return changed_rows(result) == 1
 
     # The state is checked against its cookie, and launches are not cached for later requests.
     def check_state_is_valid(self, state: str, id_token_hash: str) -> bool:

@@ -16,17 +16,15 @@ activityProgress Completed, gradingProgress FullyGraded, and a one-line comment 
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.grade import Grade
 from pylti1p3.service_connector import ServiceConnector
 from requests import RequestException
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.core.db import Database
+from app.core.db import Database, changed_rows
 from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings
 from app.lti.adapters import HTTP_TIMEOUT_S, http_session
@@ -74,7 +72,7 @@ def mark_graded(session: Session, submission_id: str, report: Report) -> bool:
         )
         .execution_options(synchronize_session=False)
     )
-    return not failed and cast(CursorResult[Any], result).rowcount == 1
+    return not failed and changed_rows(result) == 1
 
 
 def post_again(session: Session, submission_id: str) -> bool:
@@ -96,7 +94,7 @@ def post_again(session: Session, submission_id: str) -> bool:
         )
         .execution_options(synchronize_session=False)
     )
-    return cast(CursorResult[Any], result).rowcount == 1
+    return changed_rows(result) == 1
 
 
 def comment(report: Report) -> str:

@@ -1,6 +1,6 @@
 """The outbox: what must follow a stored report, sent from the database with retries.
 
-A message is a row (app.outbox.models.OutboxMessage: a webhook delivery, an LTI score post) recorded
+A message is a row (app.core.models.OutboxMessage: a webhook delivery, an LTI score post) recorded
 in the transaction that stores the report, so it exists exactly when the report does. One sender
 per API process polls every `outbox_poll_s` (and at once when woken by a finished grading):
 
@@ -24,11 +24,10 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, cast
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import select, update
 
-from app.core.db import Database
+from app.core.db import Database, changed_rows
 from app.core.models import utcnow
 from app.core.periodic import Periodic
 from app.outbox.models import OutboxMessage, OutboxStatus
@@ -183,7 +182,7 @@ class OutboxSender:
                 )
                 .execution_options(synchronize_session=False)
             )
-        return cast(CursorResult[Any], result).rowcount == 1
+        return changed_rows(result) == 1
 
     def _attempt(self, channel: Channel, message_id: int, receiver: str | None) -> None:
         failure: Undelivered | None = None

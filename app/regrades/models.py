@@ -9,7 +9,8 @@ from typing import Any
 from sqlalchemy import Float, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.models import Base, JSONDocument, UTCDateTime, new_id, stored_enum, utcnow
+from app.core.models import Base, JSONDocument, Leased, UTCDateTime, new_id, stored_enum, utcnow
+from app.grading.leases import LeaseTable
 
 
 class RegradeStatus(StrEnum):
@@ -19,9 +20,10 @@ class RegradeStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
-class Regrade(Base):
+class Regrade(Leased, Base):
     """Grading again an exercise's finished submissions in a course (all, or one student's),
-    in id order, after `cursor`: resumable where it stopped (app.regrades)."""
+    in id order, after `cursor`: resumable where it stopped (app.regrades), by one runner at a
+    time, the one that holds its lease."""
 
     __tablename__ = "regrades"
     __table_args__ = (Index("ix_regrades_course_exercise", "course_id", "exercise"),)
@@ -45,9 +47,10 @@ class Regrade(Base):
     requested_by: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    # Who runs it now (as a submission's lease, app.grading.leases): one runner at a time.
-    lease_holder: Mapped[str | None] = mapped_column(String(200))
-    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+# The leases on regrades: held by the runner that runs one (app.regrades.runner).
+REGRADES = LeaseTable(Regrade)
 
 
 class PastReport(Base):

@@ -6,9 +6,9 @@ it makes progress, it
 
     yields    while a student's submission waits for a grader anywhere (one is queued in the
               database), or while students' gradings hold every sandbox slot of this process
-    holds     one active regrade under a lease (`lease_holder`, `lease_expires_at`, as
-              app.grading.leases keeps a submission's): a queued one, one whose runner's lease
-              expired (that runner died), or its own; renewed every third of `worker_lease_s`
+    holds     one active regrade under a lease (app.grading.leases, as a submission is held): a
+              queued one, one whose runner's lease expired (that runner died), or its own;
+              the process's heartbeat renews it with the submissions it grades
     grades    the next submission after the cursor, with the grader students' work uses, and
               keeps its report (app.regrades.store), the progress in the same transaction
     finishes  the regrade when no submission is left after its cursor
@@ -39,16 +39,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
-from typing import Any, cast
 
-from sqlalchemy import ColumnElement, CursorResult, case, func, or_, select, update
+from sqlalchemy import ColumnElement, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from app.core.db import Database
 from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.periodic import Periodic
 from app.grading.job import GradingContext, grade_source
-from app.regrades.models import Regrade, RegradeStatus
+from app.regrades.models import REGRADES, Regrade, RegradeStatus
 from app.regrades.service import ACTIVE, covered
 from app.regrades.store import LostRegrade, OnRegraded, Position, keep
 
@@ -82,12 +81,7 @@ def release_regrades(database: Database) -> None:
     """For the only grader of its database (the embedded API, at start): the leases on
     regrades died with the last process, so they are taken at once, not after they expire."""
     with database.session() as session:
-        session.execute(
-            update(Regrade)
-            .where(Regrade.status.in_(ACTIVE))
-            .values(lease_holder=None, lease_expires_at=None)
-            .execution_options(synchronize_session=False)
-        )
+        REGRADES.drop(session, Regrade.status.in_(ACTIVE))
 
 
 class RegradeRunner:
@@ -100,17 +94,14 @@ class RegradeRunner:
         self._held: str | None = None  # the regrade this runner holds
         self._closing = threading.Event()
         self._loop = Periodic("regrades", self._settings.regrade_poll_s, self.run)
-        self._heartbeat = Periodic("regrade lease", self._settings.worker_lease_s / 3, self.renew)
 
     def start(self) -> None:
         self._loop.start()
-        self._heartbeat.start()
 
     def close(self) -> None:
         """Stop after the grading in flight (bounded): the regrade resumes after its cursor."""
         self._closing.set()
         self._loop.close(timeout_s=self._settings.shutdown_grace_s)
-        self._heartbeat.close()
 
     def run(self) -> None:
         """Step on while steps make progress."""
@@ -136,7 +127,7 @@ class RegradeRunner:
                 kept = keep(session, position, submission_id, report, self._on_regraded)
         except LostRegrade:
             log.info("regrade %s is no longer ours; its last grading is dropped", held.regrade_id)
-            self._held = None
+            self._holding(None)
             return Step.LOST
         log.info(
             "regrade %s: %s graded again, %s",
@@ -148,18 +139,13 @@ class RegradeRunner:
         self._context.on_done(submission_id, kept.outbox_due)
         return Step.GRADED
 
-    def renew(self) -> None:
-        """The heartbeat: extend the lease on the regrade held (one lost stays lost)."""
-        held = self._held
-        if held is None:
-            return
-        with self._database.session() as session:
-            session.execute(
-                update(Regrade)
-                .where(self._mine(held))
-                .values(lease_expires_at=utcnow() + self._lease)
-                .execution_options(synchronize_session=False)
-            )
+    def _holding(self, regrade_id: str | None) -> None:
+        """The regrade this runner holds now, renewed by its process's heartbeat."""
+        if self._held is not None:
+            self._context.held.discard(REGRADES, self._held)
+        self._held = regrade_id
+        if regrade_id is not None:
+            self._context.held.add(REGRADES, regrade_id)
 
     def _students_first(self) -> bool:
         """Whether a student's submission waits for a grader, or this process's gradings of
@@ -177,11 +163,7 @@ class RegradeRunner:
     def _hold(self) -> _Held | None:
         """The regrade this runner holds, or one it may take, under a renewed lease."""
         now, holder = utcnow(), self._context.holder
-        free = or_(
-            Regrade.lease_holder == holder,
-            Regrade.lease_expires_at.is_(None),
-            Regrade.lease_expires_at < now,
-        )
+        free = or_(Regrade.lease_holder == holder, REGRADES.expired(now))
         takeable = Regrade.status.in_(ACTIVE) & free
         with self._database.session() as session:
             candidates = session.scalars(
@@ -190,20 +172,17 @@ class RegradeRunner:
                 .order_by(case((Regrade.lease_holder == holder, 0), else_=1), Regrade.id)
             ).all()
             for regrade_id in candidates:
-                taken = session.execute(
-                    update(Regrade)
-                    .where(Regrade.id == regrade_id, takeable)
-                    .values(
-                        status=RegradeStatus.RUNNING,
-                        lease_holder=holder,
-                        lease_expires_at=now + self._lease,
-                    )
-                    .execution_options(synchronize_session=False)
-                )
-                if cast(CursorResult[Any], taken).rowcount == 1:
-                    self._held = regrade_id
+                if REGRADES.hold(
+                    session,
+                    regrade_id,
+                    takeable,
+                    holder,
+                    now + self._lease,
+                    status=RegradeStatus.RUNNING,
+                ):
+                    self._holding(regrade_id)
                     return _read(session, regrade_id)
-        self._held = None
+        self._holding(None)
         return None
 
     def _next(self, held: _Held) -> tuple[str, str] | None:
@@ -218,18 +197,13 @@ class RegradeRunner:
 
     def _finish(self, held: _Held) -> None:
         with self._database.session() as session:
-            session.execute(
-                update(Regrade)
-                .where(self._mine(held.regrade_id))
-                .values(
-                    status=RegradeStatus.DONE,
-                    finished_at=utcnow(),
-                    lease_holder=None,
-                    lease_expires_at=None,
-                )
-                .execution_options(synchronize_session=False)
+            REGRADES.drop(
+                session,
+                self._mine(held.regrade_id),
+                status=RegradeStatus.DONE,
+                finished_at=utcnow(),
             )
-        self._held = None
+        self._holding(None)
         log.info("regrade %s done", held.regrade_id)
 
     def _mine(self, regrade_id: str) -> ColumnElement[bool]:

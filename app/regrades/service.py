@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, case, func, select, update
+from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.orm import Session
 
 from app.api.problems import RegradeNotFound, SubmissionNotFound
 from app.core.models import Course, Submission, SubmissionStatus, utcnow
-from app.regrades.models import PastReport, Regrade, RegradeStatus
+from app.regrades.models import REGRADES, PastReport, Regrade, RegradeStatus
 from app.regrades.schemas import RegradeReason
 from app.staff.scores import outdated
 
@@ -107,16 +107,12 @@ def find(session: Session, course_id: int, regrade_id: str) -> Regrade:
 def cancel(session: Session, regrade: Regrade) -> Regrade:
     """Stop an active regrade where it is: what it graded stays, the grading in flight (if
     any) is dropped (app.regrades.store). A finished one stays as it ended."""
-    session.execute(
-        update(Regrade)
-        .where(Regrade.id == regrade.id, Regrade.status.in_(ACTIVE))
-        .values(
-            status=RegradeStatus.CANCELLED,
-            finished_at=utcnow(),
-            lease_holder=None,
-            lease_expires_at=None,
-        )
-        .execution_options(synchronize_session=False)
+    REGRADES.drop(
+        session,
+        Regrade.id == regrade.id,
+        Regrade.status.in_(ACTIVE),
+        status=RegradeStatus.CANCELLED,
+        finished_at=utcnow(),
     )
     session.refresh(regrade)
     return regrade

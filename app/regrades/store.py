@@ -19,11 +19,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
 
-from sqlalchemy import ColumnElement, CursorResult, select, update
+from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.orm import Session
 
+from app.core.db import changed_rows
 from app.core.models import Submission, utcnow
 from app.grading.report_store import replace_outcomes, report_columns
 from app.regrades.models import PastReport, Regrade, RegradeStatus
@@ -112,7 +112,7 @@ def _advance(session: Session, position: Position, submission_id: str, changed: 
         )
         .execution_options(synchronize_session=False)
     )
-    if cast(CursorResult[Any], result).rowcount != 1:
+    if changed_rows(result) != 1:
         raise LostRegrade(position.regrade_id)
 
 

@@ -1,1 +1,2 @@
-"""Isolation of submitted code: static policy, hardened warm-forked processes, the byte channel."""
+"""Isolation of submitted code: static policy, hardened processes forked from a warm one, the
+byte channel."""

@@ -17,7 +17,8 @@ from grader.sandbox.supervision import ExitStatus, kill_group, run_queue_delay_s
 
 
 class _Interpreter:
-    """A new `python` running one job (`zygote single`), hardened as a forked child would be."""
+    """A new `python` running one job (the warm process module's `single`), hardened as a forked
+    child would be."""
 
     def __init__(self, scratch: str, slot: int, uid_base: int, preload: Sequence[str]) -> None:
         self.channel, theirs = socket.socketpair()

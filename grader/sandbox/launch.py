@@ -1,6 +1,6 @@
 """Starting the processes that run jobs: their environment, the interpreter command, slots.
 
-Shared by the fork server (`process.py`) and the fresh-interpreter baseline (`fresh.py`).
+Shared by the warm process's sandbox (`process.py`) and the fresh-interpreter baseline (`fresh.py`).
 """
 
 from __future__ import annotations
@@ -65,10 +65,10 @@ class Slots:
             self._free.put(slot)
 
 
-def zygote_argv(command: str, **options: object) -> list[str]:
-    """`python -m grader.sandbox.zygote COMMAND --OPTION VALUE...`"""
+def warm_process_argv(command: str, **options: object) -> list[str]:
+    """`python -m grader.sandbox.warm_process COMMAND --OPTION VALUE...`"""
     # -I: isolated mode, so no PYTHON* variable, user site or working directory shapes imports.
-    argv = [sys.executable, "-I", "-m", "grader.sandbox.zygote", command]
+    argv = [sys.executable, "-I", "-m", "grader.sandbox.warm_process", command]
     for name, value in options.items():
         argv += [f"--{name.replace('_', '-')}", str(value)]
     return argv
@@ -84,9 +84,9 @@ def start_python(
     preload: Sequence[str],
     **options: object,
 ) -> subprocess.Popen[bytes]:
-    """The zygote module's `command` in `scratch`, handed descriptor `fd` as option `fd_name`,
+    """The warm process module's `command` in `scratch`, handed descriptor `fd` as option `fd_name`,
     in a session of its own (so a Ctrl-C meant for the service does not reach it)."""
-    argv = zygote_argv(
+    argv = warm_process_argv(
         command,
         uid_base=uid_base,
         preload=",".join(preload),

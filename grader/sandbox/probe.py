@@ -27,7 +27,7 @@ from grader.sandbox.scratch import ScratchRoot
 
 
 def host_layers(uid_base: int = UID_BASE) -> list[Layer]:
-    """The layers a `ForkServerSandbox` with these uids applies on this host, as its `layers()`
+    """The layers a `WarmProcessSandbox` with these uids applies on this host, as its `layers()`
     lists them, probed from this process: call it from a single-threaded one (a command's)."""
     root = ScratchRoot()
     try:

@@ -1,9 +1,9 @@
 """Jobs in hardened, supervised processes forked from a warm one (layers 2 to 4 of the design).
 
-`ForkServerSandbox` keeps one warm process (`grader.sandbox.zygote`, driven through
-`zygote_client.Zygote`) that has imported torch and forks a spare child for each slot ahead of
-time: a job pays neither the interpreter's start nor the fork, its child is already hardened and
-waiting on its channel. It drives each child with `supervision.supervise`.
+`WarmProcessSandbox` keeps one warm process (`grader.sandbox.warm_process`, driven through
+`warm_process_client.WarmProcess`) that has imported torch and forks a spare child for each slot
+ahead of time: a job pays neither the interpreter's start nor the fork, its child is already
+hardened and waiting on its channel. It drives each child with `supervision.supervise`.
 (`fresh.FreshInterpreterSandbox` starts a new interpreter per job instead: the benchmark's
 baseline.)
 
@@ -26,10 +26,10 @@ from grader.sandbox.interface import Layer
 from grader.sandbox.launch import DEFAULT_PRELOAD, FORKED_PROCESS, PROCESS_LAYERS, UID_BASE, Slots
 from grader.sandbox.scratch import ScratchRoot
 from grader.sandbox.supervision import supervise
-from grader.sandbox.zygote_client import Zygote
+from grader.sandbox.warm_process_client import WarmProcess
 
 
-class ForkServerSandbox:
+class WarmProcessSandbox:
     """Each job in a child forked from one warm process; up to `slots` jobs at once, from any
     number of threads. The warm process starts on first use (or `layers()`), and again after
     it dies."""
@@ -52,8 +52,8 @@ class ForkServerSandbox:
         self._preload = tuple(preload)
         self._root = ScratchRoot(scratch_parent)  # and the roots of dead services go
         self._lock = threading.Lock()
-        self._zygote: Zygote | None = None
-        self._runs: dict[Zygote, int] = {}  # runs in flight, by the warm process they use
+        self._warm_process: WarmProcess | None = None
+        self._runs: dict[WarmProcess, int] = {}  # runs in flight, by the warm process they use
         self._closed = False
 
     @property
@@ -62,18 +62,18 @@ class ForkServerSandbox:
 
     def run(self, job: Job) -> Execution:
         with self._slots.take() as slot:
-            zygote = self._warm(run=True)
+            warm_process = self._warm(run=True)
             try:
-                child = zygote.take_spare(slot)
+                child = warm_process.take_spare(slot)
                 if child is None:
                     detail = "the warm process died before the run; it is being restarted"
                     return Execution(Termination.CRASHED, {}, detail=detail)
                 try:
                     return supervise(child, job)
                 finally:
-                    zygote.release(child)
+                    warm_process.release(child)
             finally:
-                self._end_run(zygote, slot)
+                self._end_run(warm_process, slot)
 
     def preload(self, modules: Sequence[str]) -> None:
         """Preload these too from now on (an exercise added on a running service may allow a
@@ -84,22 +84,22 @@ class ForkServerSandbox:
             if set(modules) <= set(self._preload):
                 return
             self._preload = tuple(sorted({*self._preload, *modules}))
-            retired, self._zygote = self._zygote, None
+            retired, self._warm_process = self._warm_process, None
             idle = retired is not None and retired not in self._runs
         if retired is not None and idle:
             retired.close()
 
-    def _end_run(self, zygote: Zygote, slot: int) -> None:
+    def _end_run(self, warm_process: WarmProcess, slot: int) -> None:
         with self._lock:
-            self._runs[zygote] -= 1
-            if not self._runs[zygote]:
-                del self._runs[zygote]
-            current = zygote is self._zygote
-            retired_and_idle = not current and zygote not in self._runs
+            self._runs[warm_process] -= 1
+            if not self._runs[warm_process]:
+                del self._runs[warm_process]
+            current = warm_process is self._warm_process
+            retired_and_idle = not current and warm_process not in self._runs
         if current:
-            zygote.request_spare(slot)
+            warm_process.request_spare(slot)
         elif retired_and_idle:
-            zygote.close()
+            warm_process.close()
 
     def layers(self) -> list[Layer]:
         return [FORKED_PROCESS, *self._warm().layers, *PROCESS_LAYERS]
@@ -107,25 +107,25 @@ class ForkServerSandbox:
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            zygote, self._zygote = self._zygote, None
-        if zygote is not None:
-            zygote.close()
+            warm_process, self._warm_process = self._warm_process, None
+        if warm_process is not None:
+            warm_process.close()
         self._root.close()
 
-    def _warm(self, *, run: bool = False) -> Zygote:
+    def _warm(self, *, run: bool = False) -> WarmProcess:
         """The live warm process, started (or restarted) here if need be, with a spare per slot;
         `run`: counted as used by a run until `_end_run`."""
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox is closed")
-            if self._zygote is None or not self._zygote.alive:
-                if self._zygote is not None:
-                    self._zygote.close()
-                self._zygote = Zygote.start(
+            if self._warm_process is None or not self._warm_process.alive:
+                if self._warm_process is not None:
+                    self._warm_process.close()
+                self._warm_process = WarmProcess.start(
                     self._root.path, self._uid_base, self._preload, self._huge_pages
                 )
                 for slot in range(self._slots.count):
-                    self._zygote.request_spare(slot)
+                    self._warm_process.request_spare(slot)
             if run:
-                self._runs[self._zygote] = self._runs.get(self._zygote, 0) + 1
-            return self._zygote
+                self._runs[self._warm_process] = self._runs.get(self._warm_process, 0) + 1
+            return self._warm_process

@@ -27,7 +27,7 @@ from grader.catalog import Catalog
 from grader.report import ReportStatus, TestStatus
 from grader.runner import Grader
 from grader.sandbox.cpus import usable_cpus
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 from grader.settings import GraderSettings
 
 SLUG = "multi-headed-self-attention"
@@ -53,7 +53,7 @@ def grader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Grader]:
     toml = folder / "exercise.toml"
     limits = "[limits]\ncpu_s = 0.5\nwall_s = 1.5\n"
     toml.write_text(re.sub(r"\[limits\]\ncpu_s = .*\nwall_s = .*\n", limits, toml.read_text()))
-    sandbox = ForkServerSandbox(slots=2)
+    sandbox = WarmProcessSandbox(slots=2)
     try:
         grader = Grader(Catalog.from_folder(folder.parent), sandbox, "busy machine")
         assert grader.plan(SLUG).exercise.spec.limits.wall_s == 1.5

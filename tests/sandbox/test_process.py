@@ -1,7 +1,7 @@
-"""The process layers: the warm fork server, its supervision, and the two other sandboxes.
+"""The process layers: the warm process, its supervision, and the two other sandboxes.
 
 Every submission here is a small benign torch module; the limits are checked by running a busy
-loop or an oversized allocation through `ForkServerSandbox` with its limits on, never directly.
+loop or an oversized allocation through `WarmProcessSandbox` with its limits on, never directly.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from grader.limits import MIB, SandboxLimits
 from grader.sandbox import landlock
 from grader.sandbox.fresh import FreshInterpreterSandbox
 from grader.sandbox.inprocess import InProcessSandbox
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 from grader.sandbox.protocol import ExitCode
 from grader.sandbox.supervision import ExitStatus, classify_exit
 
@@ -111,15 +111,15 @@ def test_in_process_a_swallowed_violation_still_ends_the_run() -> None:
     assert "torch.load" in execution.violations[0].message
 
 
-# --- the fork server ----------------------------------------------------------------------------
+# --- the warm process --------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def sandbox() -> Iterator[ForkServerSandbox]:
+def sandbox() -> Iterator[WarmProcessSandbox]:
     # The secret is in the environment the warm process is started from, as in the service.
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("AUTOGRADER_SECRET", "do-not-leak")
-        forked = ForkServerSandbox(slots=2)
+        forked = WarmProcessSandbox(slots=2)
         forked.layers()  # starts the warm process
     try:
         yield forked
@@ -127,11 +127,11 @@ def sandbox() -> Iterator[ForkServerSandbox]:
         forked.close()
 
 
-def zygote_pid() -> int:
-    """The warm process this test process started (our child running the zygote module)."""
+def warm_process_pid() -> int:
+    """The warm process this test process started (our child running its module)."""
     for entry in Path("/proc").iterdir():
         ours = entry.name.isdigit() and _parent(entry) == os.getpid()
-        if ours and b"grader.sandbox.zygote" in (entry / "cmdline").read_bytes():
+        if ours and b"grader.sandbox.warm_process" in (entry / "cmdline").read_bytes():
             return int(entry.name)
     raise AssertionError("no warm process")
 
@@ -157,23 +157,23 @@ def running_children(pid: int) -> list[int]:
 
 
 @pytest.mark.slow
-def test_the_warm_process_forks_from_huge_pages(sandbox: ForkServerSandbox) -> None:
+def test_the_warm_process_forks_from_huge_pages(sandbox: WarmProcessSandbox) -> None:
     """Most of its anonymous memory (torch's and the interpreter's) in 2 MiB pages: a fork and
     an exit handle one page-table entry for each instead of 512."""
-    rollup = Path(f"/proc/{zygote_pid()}/smaps_rollup").read_text()
+    rollup = Path(f"/proc/{warm_process_pid()}/smaps_rollup").read_text()
     sizes = dict(line.split(":") for line in rollup.splitlines()[1:])
     huge, anonymous = (int(sizes[name].split()[0]) for name in ("AnonHugePages", "Anonymous"))
     assert huge > anonymous / 2
 
 
 @pytest.mark.slow
-def test_a_correct_job_returns_the_right_arrays_and_prints(sandbox: ForkServerSandbox) -> None:
+def test_a_correct_job_returns_the_right_arrays_and_prints(sandbox: WarmProcessSandbox) -> None:
     assert_scaled(sandbox.run(scale_job()))
 
 
 @pytest.mark.slow
 def test_a_busy_loop_times_out_at_the_wall_clock_and_the_next_job_grades_right(
-    sandbox: ForkServerSandbox,
+    sandbox: WarmProcessSandbox,
 ) -> None:
     # How long it ran depends on the machine's load: the time it waited for a CPU is given back.
     execution = sandbox.run(forward_job("while True:\n    pass", SandboxLimits(wall_s=1)))
@@ -184,7 +184,7 @@ def test_a_busy_loop_times_out_at_the_wall_clock_and_the_next_job_grades_right(
 
 
 @pytest.mark.slow
-def test_a_busy_loop_runs_out_of_cpu(sandbox: ForkServerSandbox) -> None:
+def test_a_busy_loop_runs_out_of_cpu(sandbox: WarmProcessSandbox) -> None:
     limits = SandboxLimits(cpu_s=1, wall_s=10)
     execution = sandbox.run(forward_job("while True:\n    pass", limits))
     assert execution.termination is Termination.TIMEOUT
@@ -192,7 +192,7 @@ def test_a_busy_loop_runs_out_of_cpu(sandbox: ForkServerSandbox) -> None:
 
 
 @pytest.mark.slow
-def test_an_oversized_allocation_ends_the_run_as_memory(sandbox: ForkServerSandbox) -> None:
+def test_an_oversized_allocation_ends_the_run_as_memory(sandbox: WarmProcessSandbox) -> None:
     limits = SandboxLimits(memory_bytes=256 * MIB)
     execution = sandbox.run(forward_job("return torch.ones(2**30)", limits))
     assert execution.termination is Termination.MEMORY
@@ -200,14 +200,14 @@ def test_an_oversized_allocation_ends_the_run_as_memory(sandbox: ForkServerSandb
 
 
 @pytest.mark.slow
-def test_an_oversized_output_ends_the_run_as_output_limit(sandbox: ForkServerSandbox) -> None:
+def test_an_oversized_output_ends_the_run_as_output_limit(sandbox: WarmProcessSandbox) -> None:
     limits = SandboxLimits(output_bytes=1 * MIB)
     execution = sandbox.run(forward_job("return torch.ones(1000, 1000)", limits))
     assert execution.termination is Termination.OUTPUT_LIMIT
 
 
 @pytest.mark.slow
-def test_a_violation_ends_the_run_even_when_swallowed(sandbox: ForkServerSandbox) -> None:
+def test_a_violation_ends_the_run_even_when_swallowed(sandbox: WarmProcessSandbox) -> None:
     body = "try:\n    torch.load('weights.pt')\nexcept:\n    pass\nreturn x"
     execution = sandbox.run(forward_job(body, SandboxLimits()))
     assert execution.termination is Termination.VIOLATION
@@ -216,7 +216,7 @@ def test_a_violation_ends_the_run_even_when_swallowed(sandbox: ForkServerSandbox
 
 
 @pytest.mark.slow
-def test_a_rejected_source_runs_nothing(sandbox: ForkServerSandbox) -> None:
+def test_a_rejected_source_runs_nothing(sandbox: WarmProcessSandbox) -> None:
     execution = sandbox.run(scale_job("import os\n" + SCALE))
     assert execution.termination is Termination.REJECTED
     assert execution.outcomes == {}
@@ -224,7 +224,7 @@ def test_a_rejected_source_runs_nothing(sandbox: ForkServerSandbox) -> None:
 
 
 @pytest.mark.slow
-def test_a_child_killed_by_a_signal_is_crashed(sandbox: ForkServerSandbox) -> None:
+def test_a_child_killed_by_a_signal_is_crashed(sandbox: WarmProcessSandbox) -> None:
     results: list[Execution] = []
     job = forward_job("while True:\n    pass", SandboxLimits(wall_s=20))
     runner = threading.Thread(target=lambda: results.append(sandbox.run(job)))
@@ -233,7 +233,7 @@ def test_a_child_killed_by_a_signal_is_crashed(sandbox: ForkServerSandbox) -> No
     deadline, busy = time.monotonic() + 10, list[int]()
     while len(busy) != 1 and time.monotonic() < deadline:
         time.sleep(0.2)  # well into its loop
-        busy = running_children(zygote_pid())
+        busy = running_children(warm_process_pid())
     os.kill(busy[0], signal.SIGSEGV)
     runner.join()
     assert results[0].termination is Termination.CRASHED
@@ -242,8 +242,8 @@ def test_a_child_killed_by_a_signal_is_crashed(sandbox: ForkServerSandbox) -> No
 
 
 @pytest.mark.slow
-def test_the_warm_process_holds_no_secret_and_one_thread(sandbox: ForkServerSandbox) -> None:
-    pid = zygote_pid()
+def test_the_warm_process_holds_no_secret_and_one_thread(sandbox: WarmProcessSandbox) -> None:
+    pid = warm_process_pid()
     environment = Path(f"/proc/{pid}/environ").read_bytes()
     assert b"AUTOGRADER" not in environment
     assert b"do-not-leak" not in environment
@@ -252,7 +252,7 @@ def test_the_warm_process_holds_no_secret_and_one_thread(sandbox: ForkServerSand
 
 
 @pytest.mark.slow
-def test_the_supervising_process_is_not_dumpable(sandbox: ForkServerSandbox) -> None:
+def test_the_supervising_process_is_not_dumpable(sandbox: WarmProcessSandbox) -> None:
     """It holds the secret: a same-uid child must not read its /proc/<pid>/environ or memory."""
     sandbox.layers()  # starts the warm process, which protects its supervisor first
     pr_get_dumpable = 3
@@ -260,7 +260,7 @@ def test_the_supervising_process_is_not_dumpable(sandbox: ForkServerSandbox) -> 
 
 
 @pytest.mark.slow
-def test_layers_say_what_this_host_allows(sandbox: ForkServerSandbox) -> None:
+def test_layers_say_what_this_host_allows(sandbox: WarmProcessSandbox) -> None:
     layers = {layer.name: layer for layer in sandbox.layers()}
     assert set(layers) >= {
         "process",
@@ -285,7 +285,7 @@ def test_layers_say_what_this_host_allows(sandbox: ForkServerSandbox) -> None:
 
 
 @pytest.mark.slow
-def test_two_threads_grade_at_once(sandbox: ForkServerSandbox) -> None:
+def test_two_threads_grade_at_once(sandbox: WarmProcessSandbox) -> None:
     barrier = threading.Barrier(2)
     results: dict[int, Execution] = {}
 
@@ -304,9 +304,9 @@ def test_two_threads_grade_at_once(sandbox: ForkServerSandbox) -> None:
 
 @pytest.mark.slow
 def test_a_dead_warm_process_fails_one_run_at_most_and_is_restarted(
-    sandbox: ForkServerSandbox,
+    sandbox: WarmProcessSandbox,
 ) -> None:
-    old = zygote_pid()
+    old = warm_process_pid()
     os.kill(old, signal.SIGKILL)
     # A spare handed over before the death still runs its job (the channel is direct); a run that
     # needed the dead process fails as CRASHED; then a new warm process takes over.
@@ -318,15 +318,15 @@ def test_a_dead_warm_process_fails_one_run_at_most_and_is_restarted(
         time.sleep(0.01)
     time.sleep(0.1)
     assert_scaled(sandbox.run(scale_job()))
-    assert zygote_pid() != old
+    assert warm_process_pid() != old
 
 
 @pytest.mark.slow
 def test_a_library_to_preload_replaces_the_warm_process_once_its_runs_end(
-    sandbox: ForkServerSandbox,
+    sandbox: WarmProcessSandbox,
 ) -> None:
     """An exercise added on a running service may allow a library the warm process lacks."""
-    old = zygote_pid()
+    old = warm_process_pid()
     results: list[Execution] = []
     job = forward_job("for _ in range(20_000_000):\n    pass\nreturn x", SandboxLimits())
     runner = threading.Thread(target=lambda: results.append(sandbox.run(job)))
@@ -341,12 +341,12 @@ def test_a_library_to_preload_replaces_the_warm_process_once_its_runs_end(
     while exists(old):  # stopped after its last run
         time.sleep(0.01)
     assert_scaled(sandbox.run(scale_job()))
-    new = zygote_pid()
+    new = warm_process_pid()
     assert new != old
     assert b"fractions" in Path(f"/proc/{new}/cmdline").read_bytes()
     sandbox.preload(["fractions"])  # nothing new: the warm process stays
     assert_scaled(sandbox.run(scale_job()))
-    assert zygote_pid() == new
+    assert warm_process_pid() == new
 
 
 @pytest.mark.slow

@@ -1,7 +1,7 @@
 """Scratch directories: none outlives its run, however the run ends, nor its service.
 
 The removal itself is checked on a tree that a child could have left (permissions taken off, a
-link out); the runs through `ForkServerSandbox` with its limits on, each ending another way; the
+link out); the runs through `WarmProcessSandbox` with its limits on, each ending another way; the
 roots of services that died are swept by the next sandbox to start.
 """
 
@@ -22,7 +22,7 @@ import pytest
 
 from grader.contract import Call, Execution, Job, Policy, Termination
 from grader.limits import SandboxLimits
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 from grader.sandbox.scratch import ScratchRoot, remove_scratch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,8 +149,8 @@ def parent() -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def sandbox(parent: Path) -> Iterator[ForkServerSandbox]:
-    forked = ForkServerSandbox(slots=1, scratch_parent=str(parent))
+def sandbox(parent: Path) -> Iterator[WarmProcessSandbox]:
+    forked = WarmProcessSandbox(slots=1, scratch_parent=str(parent))
     try:
         forked.layers()  # starts the warm process
         yield forked
@@ -199,7 +199,7 @@ def forward_job(body: str, limits: SandboxLimits) -> Job:
 
 
 @pytest.mark.slow
-def test_a_timed_out_run_leaves_no_scratch_dir(sandbox: ForkServerSandbox, parent: Path) -> None:
+def test_a_timed_out_run_leaves_no_scratch_dir(sandbox: WarmProcessSandbox, parent: Path) -> None:
     scratch = next_runs_scratch(parent)
     execution = sandbox.run(forward_job(BUSY, SandboxLimits(wall_s=1)))
     assert execution.termination is Termination.TIMEOUT
@@ -207,7 +207,7 @@ def test_a_timed_out_run_leaves_no_scratch_dir(sandbox: ForkServerSandbox, paren
 
 
 @pytest.mark.slow
-def test_a_crashed_run_leaves_no_scratch_dir(sandbox: ForkServerSandbox, parent: Path) -> None:
+def test_a_crashed_run_leaves_no_scratch_dir(sandbox: WarmProcessSandbox, parent: Path) -> None:
     scratch = next_runs_scratch(parent)
     # CPython's hash of a deeply nested tuple recurses in C until the stack runs out.
     body = "nested = ()\nfor i in range(1000000):\n    nested = (nested,)\nreturn {nested: 1}"
@@ -219,7 +219,7 @@ def test_a_crashed_run_leaves_no_scratch_dir(sandbox: ForkServerSandbox, parent:
 
 @pytest.mark.slow
 def test_a_run_whose_warm_process_died_leaves_no_scratch_dir(
-    sandbox: ForkServerSandbox, parent: Path
+    sandbox: WarmProcessSandbox, parent: Path
 ) -> None:
     """Its child outlives the warm process that would have reaped it and cleaned up after it:
     the supervisor does, once the run is over and the child dead."""
@@ -245,7 +245,7 @@ def test_a_run_whose_warm_process_died_leaves_no_scratch_dir(
 
 
 @pytest.mark.slow
-def test_closing_the_sandbox_removes_its_root(sandbox: ForkServerSandbox, parent: Path) -> None:
+def test_closing_the_sandbox_removes_its_root(sandbox: WarmProcessSandbox, parent: Path) -> None:
     next_runs_scratch(parent)
     sandbox.close()
     assert roots(parent) == set()
@@ -259,6 +259,6 @@ def warm_process(parent: Path) -> int:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:  # not a process, or gone
             continue
-        if b"grader.sandbox.zygote" in argv and str(root).encode() in argv:
+        if b"grader.sandbox.warm_process" in argv and str(root).encode() in argv:
             return int(entry.name)
     raise AssertionError("no warm process")

@@ -20,7 +20,7 @@ from grader.inputs import hidden_seed
 from grader.plan import HIDDEN_INPUT_SETS
 from grader.report import Report, TestStatus
 from grader.runner import Grader
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 from grader.settings import GraderSettings
 
 pytestmark = pytest.mark.slow
@@ -75,7 +75,7 @@ def view(report: Report) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def graders() -> Iterator[tuple[Grader, Grader]]:
     catalog = Catalog.from_folder(GraderSettings().exercises_dir)
-    sandbox = ForkServerSandbox(slots=2)
+    sandbox = WarmProcessSandbox(slots=2)
     try:
         yield Grader(catalog, sandbox, "one secret"), Grader(catalog, sandbox, "another secret")
     finally:

@@ -1,5 +1,5 @@
 """The hostile corpus: each file in `corpus/` is a submission that attacks the grader. Each runs
-through the real sandbox (`ForkServerSandbox`, limits on), never in this process.
+through the real sandbox (`WarmProcessSandbox`, limits on), never in this process.
 
 For every file the test asserts:
 1. its verdict: how the run ended, the report's status and each test's status, and that the
@@ -38,7 +38,7 @@ from grader.render import render_text
 from grader.report import Report, ReportStatus, TestStatus
 from grader.runner import Grader
 from grader.sandbox.interface import Layer
-from grader.sandbox.process import ForkServerSandbox
+from grader.sandbox.process import WarmProcessSandbox
 from grader.settings import GraderSettings
 from grader.spec import Visibility
 
@@ -295,13 +295,6 @@ CASES = [
     guard("memory_resize_refcheck", "`.resize(..., refcheck=False)` is not allowed", slug=NUMPY),
     guard("memory_segment_reduce_unsafe", "`torch.segment_reduce` is not available"),
     guard("memory_sparse_alias_write", "`.indices` is not allowed"),
-    # The same, where a check was judged on too little: a library method overridden by a mixin
-    # of the submission's own (not by the class body), object pointers read from a buffer and
-    # followed in C or by iteration, a library's private state claimed by writing it first.
-    guard("memory_mixin_key_to_attr", "`_key_to_attr` is not allowed"),
-    guard("memory_object_array_buffer", "numpy arrays of Python objects", slug=NUMPY),
-    guard("memory_object_array_structured_iter", "numpy arrays of Python objects", slug=NUMPY),
-    guard("memory_rnn_private_state_claimed", "`_flat_weights` is not allowed"),
 ]
 
 
@@ -328,7 +321,7 @@ class CaseSandbox:
     run ended in: the visible tests' job first, then the hidden tests' (a job the machine
     starved comes again, run once more by the grader)."""
 
-    def __init__(self, inner: ForkServerSandbox) -> None:
+    def __init__(self, inner: WarmProcessSandbox) -> None:
         self.inner = inner
         self.limits = TIGHT
         self.forbidden: tuple[str, ...] | None = None
@@ -364,7 +357,7 @@ class CaseSandbox:
 @pytest.fixture(scope="module")
 def sandbox(secret_holder: None) -> Iterator[CaseSandbox]:
     # One slot: every next submission runs where the hostile one just ran.
-    sandbox = CaseSandbox(ForkServerSandbox(slots=1))
+    sandbox = CaseSandbox(WarmProcessSandbox(slots=1))
     try:
         sandbox.layers()  # starts the warm process, with the secrets already in our environment
         yield sandbox

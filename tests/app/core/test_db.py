@@ -11,11 +11,11 @@ from pathlib import Path
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import MetaData, Table, func, inspect, select
+from sqlalchemy import MetaData, Table, func, inspect, select, update
 from sqlalchemy.exc import OperationalError
 
 from app.access.api_keys import create_key, find_key
-from app.core.db import Database, alembic_config, migrate
+from app.core.db import Database, alembic_config, changed_rows, migrate
 from app.core.models import DEFAULT_COURSE_ID, Base, Role, Submission, SubmissionStatus
 from app.courses.registry import course_named
 from app.grading.models import OutcomeKind, ReportOutcome
@@ -78,6 +78,15 @@ def test_a_submission_round_trips_with_aware_timestamps_and_json(database_url: s
             assert abs((datetime.now(UTC) - stored.created_at).total_seconds()) < 60
     finally:
         database.close()
+
+
+def test_a_statement_says_how_many_rows_it_changed(database: Database) -> None:
+    with database.session() as session:
+        session.add_all(Submission(exercise=name, source="") for name in ("a", "a", "b"))
+    with database.session() as session:
+        rename = update(Submission).where(Submission.exercise == "a").values(exercise="c")
+        assert changed_rows(session.execute(rename)) == 2
+        assert changed_rows(session.execute(rename)) == 0
 
 
 def test_api_keys_are_stored_hashed_and_found_by_key(database_url: str) -> None:

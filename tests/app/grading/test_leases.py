@@ -1,20 +1,31 @@
-"""Leases on submission rows, the same on both paths, on SQLite and PostgreSQL: a live lease is
+"""Leases, the same on both paths, on SQLite and PostgreSQL: on submission rows a live lease is
 exclusive, only its holder renews it, an expired one leaves the submission to be claimed again,
-and of several sweepers one takes an orphan."""
+and of several sweepers one takes an orphan; one heartbeat renews a process's leases on every
+kind of work."""
 
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from app_support import SettingsFactory, load_submission, store_submission
+from sqlalchemy import select
 
 from app.core.db import Database
-from app.core.models import SubmissionStatus, utcnow
-from app.grading.leases import DISPATCHED, Leases
+from app.core.models import DEFAULT_COURSE_ID, SubmissionStatus, utcnow
+from app.grading.leases import DISPATCHED, SUBMISSIONS, Held, Leases, renew_held
+from app.regrades.models import REGRADES, Regrade, RegradeStatus
 
 LEASE_S = 0.5
+
+
+def beat(database: Database, holder: str, *submission_ids: str) -> None:
+    """One heartbeat of a process named `holder` that grades these submissions."""
+    held = Held()
+    for submission_id in submission_ids:
+        held.add(SUBMISSIONS, submission_id)
+    renew_held(database, held, holder, LEASE_S)
 
 
 @pytest.fixture
@@ -30,15 +41,15 @@ def test_a_live_lease_is_exclusive_and_lapses_when_not_renewed(
     assert claim is not None and claim.attempts == 1
     assert leases.claim(submission_id, "two") is None
     time.sleep(LEASE_S * 0.6)
-    leases.renew([submission_id], "two")  # only its holder renews it
-    leases.renew([submission_id], "one")
+    beat(database, "two", submission_id)  # only its holder renews it
+    beat(database, "one", submission_id)
     time.sleep(LEASE_S * 0.6)
     assert leases.claim(submission_id, "two") is None  # renewed: still live
     time.sleep(LEASE_S * 1.2)
     again = leases.claim(submission_id, "two")  # the holder died: claimable, one more attempt
     assert again is not None and again.attempts == 2
     assert load_submission(database, submission_id).lease_holder == "two"
-    leases.renew([submission_id], "one")  # the dead holder's late beat changes nothing
+    beat(database, "one", submission_id)  # the dead holder's late beat changes nothing
     assert load_submission(database, submission_id).lease_holder == "two"
 
 
@@ -89,7 +100,7 @@ def test_orphans_are_what_nobody_answers_for_and_one_sweeper_takes_each(
     )  # claimable as it is
     assert load_submission(database, live).status is SubmissionStatus.RUNNING
     assert leases.orphans() == []
-    leases.renew([wedged], "wedged")  # the wedged grader lost its lease to the sweeper
+    beat(database, "wedged", wedged)  # the wedged grader lost its lease to the sweeper
     assert load_submission(database, wedged).lease_holder == DISPATCHED
     assert leases.claim(wedged, "another") is not None
 
@@ -105,3 +116,35 @@ def test_the_only_grader_releases_every_lease_at_start(leases: Leases, database:
     row = load_submission(database, running)
     assert (row.status, row.attempts, row.lease_holder) == (SubmissionStatus.QUEUED, 1, None)
     assert leases.depth() == 2
+
+
+def test_one_heartbeat_renews_the_holders_leases_on_every_kind_of_work(
+    leases: Leases, database: Database
+) -> None:
+    soon = utcnow() + timedelta(seconds=LEASE_S)
+    submission_id = store_submission(database)
+    assert leases.claim(submission_id, "one") is not None
+    with database.session() as session:
+        regrade = Regrade(
+            course_id=DEFAULT_COURSE_ID, exercise="e", reason="requested",
+            status=RegradeStatus.RUNNING, lease_holder="one", lease_expires_at=soon,
+        )  # fmt: skip
+        session.add(regrade)
+        session.flush()
+        regrade_id = regrade.id
+    held = Held()
+    held.add(SUBMISSIONS, submission_id)
+    held.add(REGRADES, regrade_id)
+
+    def expiries() -> list[datetime | None]:
+        with database.session() as session:
+            regrade_expires = session.scalar(
+                select(Regrade.lease_expires_at).where(Regrade.id == regrade_id)
+            )
+        return [load_submission(database, submission_id).lease_expires_at, regrade_expires]
+
+    before = expiries()
+    renew_held(database, held, "two", 3600)  # another process's beat changes nothing
+    assert expiries() == before
+    renew_held(database, held, "one", 3600)
+    assert all(ends is not None and ends > utcnow() + timedelta(minutes=30) for ends in expiries())

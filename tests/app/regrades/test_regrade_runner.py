@@ -26,6 +26,7 @@ from sqlalchemy import select, update
 from app.core.db import Database
 from app.core.models import DEFAULT_COURSE_ID, SubmissionStatus, utcnow
 from app.grading.job import GradingContext, grade_submission
+from app.grading.leases import renew_held
 from app.grading.models import ReportOutcome
 from app.grading.report_store import outcome_rows
 from app.outbox.models import WebhookDelivery
@@ -215,6 +216,26 @@ def test_a_dead_runners_regrade_is_taken_over_after_its_lease_from_its_cursor(
     )
     assert [graded_runs(sandbox, source(n)) for n in range(3)] == [1, 1, 1]
     assert [len(history(database, submission)) for submission in ids] == [1, 1, 1]
+
+
+def test_its_process_s_heartbeat_renews_the_regrade_a_runner_holds_until_it_is_done(
+    database: Database,
+    grader: Grader,
+    reports: dict[str, Report],
+    make_settings: SettingsFactory,
+) -> None:
+    for n in range(2):
+        graded_earlier(database, source(n), reports["wrong"])
+    regrade_id = request(database, grader)
+    context = GradingContext(make_settings(sandbox_slots=1), database, grader, "runner-a")
+    stepped = RegradeRunner(context)
+    assert stepped.step() is Step.GRADED
+    expire_lease(database, regrade_id)
+    renew_held(database, context.held, "runner-a", 3600)
+    expires = regrade_row(database, regrade_id).lease_expires_at
+    assert expires is not None and expires > utcnow() + timedelta(minutes=30)
+    assert [stepped.step(), stepped.step()] == [Step.GRADED, Step.FINISHED]
+    assert context.held.snapshot() == {}  # done: nothing left to renew
 
 
 def test_a_runner_that_lost_its_lease_while_grading_stores_nothing(

@@ -1,4 +1,4 @@
-"""The supervisor's side of the warm process (`grader.sandbox.zygote`): start it, have it fork
+"""The supervisor's side of the warm process (`grader.sandbox.warm_process`): start it, have it fork
 a spare child per slot, hear how each child exited, and clean up after children it did not live
 to reap.
 """
@@ -40,20 +40,20 @@ class ForkedChild:
     channel: socket.socket
     pidfd: int  # from the warm process: readable once the child is dead, whoever reaps it
     scratch: str
-    zygote: Zygote = field(repr=False)
+    warm_process: WarmProcess = field(repr=False)
     released: bool = False  # its run is over, or it will never have one
 
     def kill(self) -> None:
-        self.zygote.kill(self)
+        self.warm_process.kill(self)
 
     def wait(self, timeout: float) -> ExitStatus | None:
-        return self.zygote.wait_exit(self.pid, timeout)
+        return self.warm_process.wait_exit(self.pid, timeout)
 
     def cpu_wait_s(self) -> float | None:
         return run_queue_delay_s(self.pid)
 
 
-class Zygote:
+class WarmProcess:
     """One warm process, and a thread that reads what it says.
 
     The warm process reaps its children and removes their scratch dirs. A child it did not live
@@ -73,11 +73,13 @@ class Zygote:
         self._spares: dict[int, ForkedChild] = {}
         self._children: dict[int, ForkedChild] = {}  # each until both reaped and released
         self._exits: dict[int, ExitStatus] = {}  # of children reaped (scratch dir removed)
-        self._reader = threading.Thread(target=self._read, name="zygote-reader", daemon=True)
+        self._reader = threading.Thread(target=self._read, name="warm-process-reader", daemon=True)
         self._reader.start()
 
     @classmethod
-    def start(cls, root: str, uid_base: int, preload: Sequence[str], huge_pages: bool) -> Zygote:
+    def start(
+        cls, root: str, uid_base: int, preload: Sequence[str], huge_pages: bool
+    ) -> WarmProcess:
         protect_supervisor()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         process = start_python(

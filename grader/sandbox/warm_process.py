@@ -1,16 +1,16 @@
 """The warm process: torch imported once, then one hardened child forked per job.
 
-`grader.sandbox.zygote_client` starts it as a fresh interpreter
-(`python -I -m grader.sandbox.zygote`) with a scrubbed environment and an empty working
+`grader.sandbox.warm_process_client` starts it as a fresh interpreter
+(`python -I -m grader.sandbox.warm_process`) with a scrubbed environment and an empty working
 directory, so it holds no secret, no reference and no expected output for a child to find.
 Commands:
 
-- `serve`: the fork server. Over a SOCK_SEQPACKET control socket it answers `{"spawn": slot}`
-  with `{"spawned": pid, "slot": slot, "scratch": path}` plus two descriptors: the supervisor's
-  end of the child's channel (so jobs and results never pass through here) and a pidfd of the
-  child (so the supervisor can tell when it is dead, should this process die first). When a
-  child dies it kills the child's process group, reaps it, removes its scratch directory and
-  reports `{"exited": pid, ...}`. It says `{"ready": layers}` once warm.
+- `serve`: the warm process itself. Over a SOCK_SEQPACKET control socket it answers
+  `{"spawn": slot}` with `{"spawned": pid, "slot": slot, "scratch": path}` plus two descriptors:
+  the supervisor's end of the child's channel (so jobs and results never pass through here) and a
+  pidfd of the child (so the supervisor can tell when it is dead, should this process die
+  first). When a child dies it kills the child's process group, reaps it, removes its scratch
+  directory and reports `{"exited": pid, ...}`. It says `{"ready": layers}` once warm.
 - `single`: the cold path, one job on the channel at fd 3 in this very process (the benchmark's
   fresh-interpreter baseline).
 
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
     control = socket.socket(fileno=args.control_fd)
     layers = hardening.probe_layers(hardening.slot_uid(args.uid_base, 0), scratch_root)
     control.send(json.dumps({"ready": [vars(layer) for layer in layers]}).encode())
-    _ForkServer(control, args.scratch, args.uid_base, preload).serve()
+    _Server(control, args.scratch, args.uid_base, preload).serve()
     # Its children are reaped and their scratch dirs gone: nothing is left to clean up, and
     # tearing down the interpreter (torch's modules and the frozen heap) would cost a quarter
     # of a second that the supervisor waits for, a one-shot `autograder grade` in particular.
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _arguments() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m grader.sandbox.zygote")
+    parser = argparse.ArgumentParser(prog="python -m grader.sandbox.warm_process")
     parser.add_argument("command", choices=("serve", "single"))
     parser.add_argument("--uid-base", type=int, required=True)
     parser.add_argument("--preload", required=True, help="modules submissions may import, by ,")
@@ -143,7 +143,7 @@ def _refuse(violation: Violation) -> NoReturn:
     raise RuntimeError(f"the warm-up submission broke the policy: {violation}")
 
 
-class _ForkServer:
+class _Server:
     def __init__(
         self, control: socket.socket, scratch_root: str, uid_base: int, preload: tuple[str, ...]
     ) -> None:
