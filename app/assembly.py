@@ -24,39 +24,31 @@ app.grading.job and app.regrades know none of them.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Protocol
 
-import httpx
-import redis
 from celery import Celery
 
+from app import starting
 from app.api.api_process import ApiProcess
 from app.core.db import Database
 from app.core.metrics import Metrics
-from app.core.periodic import Periodic
 from app.core.ratelimit import Limiter, RateLimiter
 from app.core.settings import AppSettings
 from app.grading.catalog_watch import (
     CatalogHolder,
-    CatalogWatch,
     FollowedCatalog,
     PreloadingGrader,
     log_changes,
 )
 from app.grading.dispatch import Dispatcher, EmbeddedDispatcher
 from app.grading.job import GradingContext, OnDone, OnGraded, warm_up
-from app.grading.leases import Held, Leases, process_name, renew_held
-from app.grading.sweeper import Sweeper
+from app.grading.leases import Held, Leases, process_name
 from app.grading.waiters import Waiters
-from app.lti.passback import mark_graded, post_again, score_channel
-from app.outbox.sender import OutboxSender
-from app.outbox.webhooks import record_delivery, record_regraded, webhook_channel
+from app.lti.passback import mark_graded, post_again
+from app.outbox.webhooks import record_delivery, record_regraded
 from app.regrades.runner import RegradeRunner, release_regrades
 from app.regrades.store import OnRegraded
-from app.scaleout.broker import make_celery, redis_client
 from app.scaleout.dispatcher import CeleryDispatcher
 from app.scaleout.notify import DoneListener, DonePublisher
 from app.scaleout.ratelimit import RedisRateLimiter
@@ -92,13 +84,13 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
     it only lends its catalog, since the workers grade."""
     with ExitStack() as stack:
         seen = catalog_fingerprint(settings.exercises_dir)
-        database = _database(settings, stack)
+        database = starting.open_database(settings, stack)
         leases = Leases(database, settings)
         metrics = Metrics()
         metrics.track_submissions(database)
         metrics.track_queue(leases.depth)
         waiters = Waiters(settings.wait_poll_s)
-        outbox = _outbox(settings, database, metrics, stack)
+        outbox = starting.start_outbox(settings, database, metrics, stack)
 
         def on_done(submission_id: str, outbox_due: bool) -> None:
             waiters.notify(submission_id)
@@ -116,8 +108,8 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
             holder = process_name()
             context = _grading(settings, database, grader, holder, metrics, on_done)
             path = _embedded_api(context, leases, stack)
-        _watch_exercises(settings, exercises, seen, stack)
-        _sweeper(settings, leases, path.dispatcher, stack)
+        starting.watch_exercises(settings, exercises, seen, stack)
+        starting.start_sweeper(settings, leases, path.dispatcher, stack)
         api = ApiProcess(
             settings=settings,
             database=database,
@@ -156,7 +148,7 @@ class _Path:
 
 
 def _embedded_api(context: GradingContext, leases: Leases, stack: ExitStack) -> _Path:
-    _start_heartbeat(context, stack)
+    starting.start_heartbeat(context, stack)
     dispatcher = EmbeddedDispatcher(context)
     dispatcher.start()
     stack.callback(dispatcher.close)  # first of all: gradings in flight finish
@@ -167,7 +159,7 @@ def _embedded_api(context: GradingContext, leases: Leases, stack: ExitStack) -> 
     for submission_id in unfinished:
         dispatcher.submit(submission_id)
     release_regrades(context.database)
-    _start(RegradeRunner(context, ON_REGRADED), stack)
+    starting.start(RegradeRunner(context, ON_REGRADED), stack)
     settings = context.settings
     return _Path(
         dispatcher,
@@ -180,11 +172,13 @@ def _embedded_api(context: GradingContext, leases: Leases, stack: ExitStack) -> 
 def _scale_out_api(
     settings: AppSettings, leases: Leases, on_done: OnDone, stack: ExitStack
 ) -> _Path:
-    client = _redis(settings, stack)
-    _start(DoneListener(client, settings.redis_prefix, on_done), stack)
+    client = starting.redis_connection(settings, stack)
+    starting.start(DoneListener(client, settings.redis_prefix, on_done), stack)
     prefix = settings.redis_prefix
     return _Path(
-        CeleryDispatcher.for_settings(settings, _celery(settings, stack), client, leases),
+        CeleryDispatcher.for_settings(
+            settings, starting.celery_app(settings, stack), client, leases
+        ),
         RedisRateLimiter(client, prefix, "key", settings.rate_limit_per_key),
         RedisRateLimiter(client, prefix, "student", settings.rate_limit_per_student),
         RedisRateLimiter(client, prefix, "lti-login", settings.lti_login_rate_per_client),
@@ -211,26 +205,26 @@ def build_worker(settings: AppSettings, *, name: str | None = None) -> WorkerPro
     name = name or process_name()
     with ExitStack() as stack:
         seen = catalog_fingerprint(settings.exercises_dir)
-        database = _database(settings, stack)
+        database = starting.open_database(settings, stack)
         loaded = load_grader(settings, stack)
         grader = loaded.grader
         warm_up(grader)
-        _watch_exercises(settings, loaded, seen, stack)
+        starting.watch_exercises(settings, loaded, seen, stack)
         metrics = Metrics()
         serve_metrics(settings, metrics, stack)
-        client = _redis(settings, stack)
-        celery = _celery(settings, stack)
+        client = starting.redis_connection(settings, stack)
+        celery = starting.celery_app(settings, stack)
         done = DonePublisher(client, settings.redis_prefix)
         context = _grading(settings, database, grader, name, metrics, done)
         register_grade_task(celery, context)
         registry = WorkerRegistry.for_settings(settings, client)
         info = WorkerInfo(name=name, slots=settings.sandbox_slots, layers=grader.sandbox.layers())
         stack.callback(registry.withdraw, name)
-        _start_heartbeat(context, stack, also=lambda: registry.announce(info))
-        _start(RegradeRunner(context, ON_REGRADED), stack)
+        starting.start_heartbeat(context, stack, also=lambda: registry.announce(info))
+        starting.start(RegradeRunner(context, ON_REGRADED), stack)
         leases = context.leases
         dispatcher = CeleryDispatcher.for_settings(settings, celery, client, leases)
-        _sweeper(settings, leases, dispatcher, stack)
+        starting.start_sweeper(settings, leases, dispatcher, stack)
         log.info("worker %s ready: %d slots", name, settings.sandbox_slots)
         worker = WorkerProcess(settings, celery, name, stack.pop_all())
     return worker
@@ -245,76 +239,3 @@ def _grading(  # noqa: PLR0917 (what one grading needs, as this process has it)
     on_done: OnDone,
 ) -> GradingContext:
     return GradingContext(settings, database, grader, holder, Held(), ON_GRADED, metrics, on_done)
-
-
-def _start_heartbeat(
-    context: GradingContext, stack: ExitStack, also: Callable[[], None] = lambda: None
-) -> None:
-    """Renews this process's leases, on the submissions it grades and the regrade it runs,
-    every third of a lease (so one survives two lost beats), and does `also` (a worker
-    announces itself)."""
-    settings = context.settings
-
-    def beat() -> None:
-        renew_held(context.database, context.held, context.holder, settings.worker_lease_s)
-        also()
-
-    _start(Periodic("heartbeat", settings.worker_lease_s / 3, beat), stack)
-
-
-class _Background(Protocol):
-    def start(self) -> None: ...
-    def close(self) -> None: ...
-
-
-def _start(thing: _Background, stack: ExitStack) -> None:
-    thing.start()
-    stack.callback(thing.close)
-
-
-def _database(settings: AppSettings, stack: ExitStack) -> Database:
-    database = Database.from_url(settings.sqlalchemy_url(), settings.database_timeouts())
-    stack.callback(database.close)
-    database.migrate()
-    return database
-
-
-def _outbox(
-    settings: AppSettings, database: Database, metrics: Metrics, stack: ExitStack
-) -> OutboxSender:
-    # No connection is kept alive: webhooks connect to an address, not a name (app.outbox.webhooks),
-    # so a kept connection, verified by TLS for one name, would be reused for another name
-    # on the same address.
-    http = stack.enter_context(httpx.Client(limits=httpx.Limits(max_keepalive_connections=0)))
-    channels = [
-        webhook_channel(database, settings, http, metrics),
-        score_channel(database, settings),
-    ]
-    outbox = OutboxSender(database, channels, poll_s=settings.outbox_poll_s)
-    _start(outbox, stack)
-    return outbox
-
-
-def _watch_exercises(
-    settings: AppSettings, holder: CatalogHolder, seen: str, stack: ExitStack
-) -> None:
-    watch = CatalogWatch(settings.exercises_dir, holder, seen)
-    _start(Periodic("catalog watch", settings.catalog_poll_s, watch.check), stack)
-
-
-def _sweeper(
-    settings: AppSettings, leases: Leases, dispatcher: Dispatcher, stack: ExitStack
-) -> None:
-    _start(Sweeper(leases, dispatcher.submit, period_s=settings.sweep_interval_s), stack)
-
-
-def _redis(settings: AppSettings, stack: ExitStack) -> redis.Redis:
-    client = redis_client(settings)
-    stack.callback(client.close)
-    return client
-
-
-def _celery(settings: AppSettings, stack: ExitStack) -> Celery:
-    celery = make_celery(settings)
-    stack.callback(celery.close)
-    return celery
