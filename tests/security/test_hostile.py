@@ -295,6 +295,13 @@ CASES = [
     guard("memory_resize_refcheck", "`.resize(..., refcheck=False)` is not allowed", slug=NUMPY),
     guard("memory_segment_reduce_unsafe", "`torch.segment_reduce` is not available"),
     guard("memory_sparse_alias_write", "`.indices` is not allowed"),
+    # The same, where a check was judged on too little: a library method overridden by a mixin
+    # of the submission's own (not by the class body), object pointers read from a buffer and
+    # followed in C or by iteration, a library's private state claimed by writing it first.
+    guard("memory_mixin_key_to_attr", "`_key_to_attr` is not allowed"),
+    guard("memory_object_array_buffer", "numpy arrays of Python objects", slug=NUMPY),
+    guard("memory_object_array_structured_iter", "numpy arrays of Python objects", slug=NUMPY),
+    guard("memory_rnn_private_state_claimed", "`_flat_weights` is not allowed"),
 ]
 
 
