@@ -29,6 +29,7 @@ from grader.sandbox.protocol import Event, ExitCode, Finished, decode_event, enc
 from grader.sandbox.transcript import Transcript
 
 EXIT_GRACE_S = 5.0  # for a process told to exit, before it is killed
+EXIT_UNDER_WAY_S = 2.0  # for a process that closed its channel at its deadline, to be reaped
 # How long a starved run may last, in wall limits: enough for a loop that gets an eighth of a CPU
 # to reach its CPU limit (half the wall limit in every exercise, plus up to a second of
 # RLIMIT_CPU's rounding), short enough that a grading slot is not held for long by a machine
@@ -219,13 +220,25 @@ def _memory_exhausted(event: Event) -> str | None:
 
 def _ending_after_hangup(child: Child, job: Job, deadline: Deadline) -> Ending:
     try:
+        status = _exit_status(child, deadline)
+    except ChildLost as lost:
+        return Termination.CRASHED, str(lost)
+    if status is None:
+        return Termination.TIMEOUT, "closed its channel and kept running past the wall-clock limit"
+    return classify_exit(status, job)
+
+
+def _exit_status(child: Child, deadline: Deadline) -> ExitStatus | None:
+    """How a child that closed its channel ended; None if it still runs past its deadline and a
+    short grace. The grace is for an exit already under way: on a busy machine, dying and being
+    reaped take CPU too, and a loop that the CPU limit ended must read as that, not as a run that
+    kept going."""
+    try:
         while (status := child.wait(deadline.remaining())) is None:
             pass
     except TimeoutError:
-        return Termination.TIMEOUT, "closed its channel and kept running past the wall-clock limit"
-    except ChildLost as lost:
-        return Termination.CRASHED, str(lost)
-    return classify_exit(status, job)
+        return child.wait(EXIT_UNDER_WAY_S)
+    return status
 
 
 def classify_exit(status: ExitStatus, job: Job) -> Ending:

@@ -5,6 +5,7 @@ the real sandbox under a busy machine is in test_busy_machine.py."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import threading
@@ -126,6 +127,38 @@ def test_a_run_that_never_got_a_cpu_is_starved_at_the_ceiling(
     execution = run(supervised, waiting=1.0)
     assert execution.termination is Termination.TIMEOUT
     assert execution.starved
+
+
+class DyingChild(ClockChild):
+    """A child that the CPU limit ends just before its wall deadline (its channel closes then)
+    and that a busy machine reaps only after the deadline."""
+
+    def __init__(self, hangs_up_after_s: float, reaped_after_s: float) -> None:
+        super().__init__(waiting=0.0)
+        self._reaped_at = time.monotonic() + reaped_after_s
+        self._hangup = threading.Timer(hangs_up_after_s, self._peer.shutdown, (socket.SHUT_RDWR,))
+        self._hangup.start()
+
+    def wait(self, timeout: float) -> ExitStatus | None:
+        time.sleep(min(max(self._reaped_at - time.monotonic(), 0.0), timeout))
+        if time.monotonic() < self._reaped_at:
+            return None
+        return ExitStatus(wait_status=signal.SIGXCPU, cpu_s=1.0)
+
+    def close(self) -> None:
+        self._hangup.cancel()
+        self._hangup.join()
+        super().close()
+
+
+def test_a_run_the_cpu_limit_ended_reads_so_though_it_was_reaped_after_its_deadline(
+    supervised: list[ClockChild],
+) -> None:
+    child = DyingChild(hangs_up_after_s=0.9 * WALL_S, reaped_after_s=WALL_S + 0.3)
+    supervised.append(child)
+    execution = supervise(child, JOB)
+    assert execution.termination is Termination.TIMEOUT
+    assert "used up its 0.2 s of CPU" in execution.detail
 
 
 def test_the_kernel_counts_how_long_a_process_waited_for_a_cpu() -> None:
