@@ -18,7 +18,7 @@ from grader.settings import GraderSettings
 
 SLUG = "scaled-dot-product-attention"  # a function: the quickest exercise to grade
 SOURCE = GraderSettings().exercises_dir / SLUG
-SOLUTIONS = ("add_mask_then_softmax", "manual_softmax_no_grad", "notebook_style")
+SOLUTIONS = ("add_mask_then_softmax", "notebook_style", "typing_einsum_ellipsis")
 MISTAKES = {
     "boolean_keep_mask": "boolean-keep-mask",
     "missing_scaling": "missing-scaling",
@@ -114,8 +114,8 @@ def test_each_problem_gets_a_line_naming_its_file(exercises: Path, run: Run) -> 
     )
     assert found[3].startswith(
         f"{where}/mistakes/scaled_by_d_k.py: gets diagnosis scaled-by-d-k, mistakes.toml "
-        "declares missing-scaling (this exercise's codes: boolean-keep-mask, missing-scaling, "
-        "not-allowed, scaled-by-d-k)"
+        "declares missing-scaling (this exercise's codes: boolean-keep-mask, gradient-mismatch, "
+        "missing-scaling, no-autograd-graph, not-allowed, numerically-unstable, scaled-by-d-k)"
     )
     assert len(found) == 4
     warnings = [line for line in out.splitlines() if line.startswith("warning ")]
