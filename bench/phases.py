@@ -41,7 +41,8 @@ from _common import CORRECT, SECRET, SLUG, ms
 
 from grader.catalog import Catalog
 from grader.contract import Execution, Job, Violation
-from grader.judge import HiddenRun, judge
+from grader.hidden_verdicts import HiddenRun
+from grader.judge import judge
 from grader.plan import ExercisePlan
 from grader.plan_building import build_plan
 from grader.sandbox import guest, hardening, warm_process

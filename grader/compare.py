@@ -188,3 +188,16 @@ def agreement(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 def agree(first: np.ndarray, second: np.ndarray) -> bool:
     """Whether two arrays of one shape agree to 4 decimals, every element of them."""
     return first.shape == second.shape and bool(agreement(first, second).all())
+
+
+def compare_outputs(
+    names: tuple[str, ...], expected: tuple[OutputValue, ...], outputs: tuple[OutputValue, ...]
+) -> list[Comparison]:
+    """Each named output against the reference's; one TYPE failure where the number of values
+    returned is not the number expected."""
+    if len(outputs) != len(expected):
+        got = outputs[0].type_name if outputs else "nothing"
+        wanted = f"a tuple ({', '.join(names)})" if len(names) > 1 else "one value"
+        return [Comparison(Check.TYPE, f"should return {wanted}; got {got}")]
+    pairs = zip(names, outputs, expected, strict=True)
+    return [compare(name, got, want) for name, got, want in pairs]

@@ -8,12 +8,15 @@ and diagnosis and properties are judged on visible tests only.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
-from grader.compare import Check, Comparison, compare
-from grader.contract import CallOutcome, Execution, OutputValue, RaisedError, Termination
+from grader.compare import Comparison, compare_outputs
+from grader.contract import CallOutcome, Execution, RaisedError, Termination
 from grader.diagnosis import diagnose
-from grader.plan import Draw, ExercisePlan, TestPlan
+from grader.hidden_verdicts import HiddenRun, bare_result, judge_hidden
+from grader.plan import ExercisePlan, TestPlan
 from grader.property_checks import check_properties
 from grader.refusal import refusal_message, refused_test_message
 from grader.report import (
@@ -27,8 +30,10 @@ from grader.report import (
     TestResult,
     TestStatus,
 )
-from grader.spec import Property, Visibility
+from grader.spec import Visibility
 from grader.stopped_run import not_run_message, stop_reason, stopped_at
+from grader.trainability import Fault
+from grader.trainability_report import Trainability, judge_trainability
 
 # Each step of judging is bounded by the output cap and vectorised; this bounds their sum for
 # one submission, so that no output, however built, holds a grading slot for long. Past it the
@@ -41,10 +46,6 @@ _OUT_OF_TIME = "judging your outputs took longer than the grader allows"
 # A run the machine starved of CPU, even when run again (grader.runner), is the platform's fault:
 # an error report, which counts against nobody (no attempt used up, no score posted).
 _OVERLOADED = "the machine was too busy to run your code, even after a few tries; submit it again"
-# What each hidden test says when only the hidden run was starved: the same words for every
-# hidden test, whatever the run did before it stopped (how far it got would tell its inputs).
-_HIDDEN_STARVED = "hidden test: not run, the machine was too busy (a grader fault, not your code)"
-
 _STATUS_OF_TERMINATION = {
     Termination.TIMEOUT: TestStatus.TIMEOUT,
     Termination.MEMORY: TestStatus.RESOURCE_LIMIT,
@@ -60,14 +61,6 @@ class _Stop:
 
     at: TestPlan | None
     reason: str
-
-
-@dataclass(frozen=True)
-class HiddenRun:
-    """The hidden tests' own run: the input set drawn for each, and what came back."""
-
-    draw: Draw
-    execution: Execution
 
 
 def judge(
@@ -89,7 +82,7 @@ def judge(
         stopped_at(visible, shown), stop_reason(visible, plan.exercise.spec.limits.to_limits())
     )
     results = [
-        _judge_test(test, visible, stop) if test.visible else _judge_hidden(test, hidden)
+        _judge_test(test, visible, stop) if test.visible else judge_hidden(plan, test, hidden)
         for test in plan.tests
     ]
     failing = [
@@ -97,6 +90,16 @@ def judge(
         for test, result in zip(plan.tests, results, strict=True)
         if test.visible and result.status is not TestStatus.PASSED
     ]
+    passed = {test.spec.name for test in shown if test not in failing}
+    scored = plan.exercise.spec.trainability.scored
+    # Scored, trainability decides verdicts; reported, it is an extra like the properties.
+    trainability = (
+        judge_trainability(plan, visible.outcomes, passed)
+        if scored or time.monotonic() < deadline
+        else Trainability(properties=_unchecked(plan.exercise.spec.trainability_checks))
+    )
+    if scored:
+        results = [_held_to_training(result, trainability.faults) for result in results]
     wanted = plan.exercise.spec.properties
     properties = (
         check_properties(wanted, shown, visible.outcomes)
@@ -104,7 +107,12 @@ def judge(
         else _unchecked(wanted)
     )
     diagnosis = diagnose(plan, failing, visible.outcomes) if time.monotonic() < deadline else []
-    report = _report(plan, results, diagnosis=diagnosis, properties=properties)
+    report = _report(
+        plan,
+        results,
+        diagnosis=diagnosis + trainability.findings,
+        properties=properties + trainability.properties,
+    )
     unfinished = any(test.call.id not in visible.outcomes for test in shown)
     if hidden is not None and hidden.execution.starved:
         report = _hidden_not_run(report)
@@ -112,6 +120,21 @@ def judge(
         message = f"{report.message}. The run stopped outside any test: your code {stop.reason}"
         return report.model_copy(update={"message": message})
     return report
+
+
+def _held_to_training(result: TestResult, faults: dict[str, list[Fault]]) -> TestResult:
+    """A visible test whose outputs match fails where the code does not train as the
+    reference's does (the exercise scores trainability)."""
+    found = faults.get(result.name) if result.visibility is Visibility.VISIBLE else None
+    if not found:
+        return result
+    return result.model_copy(
+        update={
+            "status": TestStatus.FAILED,
+            "score": 0.0,
+            "message": f"the outputs match, but {found[0].message}",
+        }
+    )
 
 
 def _hidden_not_run(report: Report) -> Report:
@@ -130,7 +153,7 @@ def _hidden_not_run(report: Report) -> Report:
     )
 
 
-def _unchecked(wanted: list[Property]) -> list[PropertyCheck]:
+def _unchecked(wanted: Sequence[StrEnum]) -> list[PropertyCheck]:
     return [
         PropertyCheck(name=p.value, status=PropertyStatus.SKIPPED, message=_OUT_OF_TIME)
         for p in wanted
@@ -184,7 +207,7 @@ def _refused(plan: ExercisePlan, execution: Execution) -> Report:
     results = [
         _result(test, TestStatus.REJECTED, refused_test_message(termination))
         if test.visible
-        else _bare(test, TestStatus.REJECTED)
+        else bare_result(test, TestStatus.REJECTED)
         for test in plan.tests
     ]
     return Report(
@@ -206,7 +229,7 @@ def _judge_test(test: TestPlan, execution: Execution, stop: _Stop) -> TestResult
         return _result(test, status, stop.reason if stop.at is test else not_run_message(stop.at))
     if outcome.error is not None:
         return _result(test, TestStatus.ERROR, _error_message(outcome.error), outcome)
-    comparisons = _compare_outputs(test.output_names, test.expected, outcome.outputs or ())
+    comparisons = compare_outputs(test.output_names, test.expected, outcome.outputs or ())
     failed = next((c for c in comparisons if not c.passed), None)
     status = TestStatus.PASSED if failed is None else TestStatus.FAILED
     message = "all outputs match to 4 decimals" if failed is None else failed.message
@@ -220,58 +243,6 @@ def _error_message(error: RaisedError) -> str:
     return f"raised {error.type_name}{where}: {error.message}"
 
 
-def _judge_hidden(test: TestPlan, hidden: HiddenRun | None) -> TestResult:
-    """One bit: the drawn input set's outputs all match, or not (an error, a timeout, a refusal
-    and a wrong value all read "failed"); not run at all where the machine starved the run."""
-    if hidden is not None and hidden.execution.starved:
-        return _bare(test, TestStatus.ERROR).model_copy(update={"message": _HIDDEN_STARVED})
-    outcome = None if hidden is None else hidden.execution.outcomes.get(test.spec.name)
-    passed = (
-        hidden is not None
-        and outcome is not None
-        and outcome.error is None
-        and all(
-            comparison.passed
-            for comparison in _compare_outputs(
-                test.output_names, hidden.draw[test.spec.name].expected, outcome.outputs or ()
-            )
-        )
-    )
-    return _bare(test, TestStatus.PASSED if passed else TestStatus.FAILED)
-
-
-def _compare_outputs(
-    names: tuple[str, ...], expected: tuple[OutputValue, ...], outputs: tuple[OutputValue, ...]
-) -> list[Comparison]:
-    if len(outputs) != len(expected):
-        got = outputs[0].type_name if outputs else "nothing"
-        wanted = f"a tuple ({', '.join(names)})" if len(names) > 1 else "one value"
-        return [Comparison(Check.TYPE, f"should return {wanted}; got {got}")]
-    pairs = zip(names, outputs, expected, strict=True)
-    return [compare(name, got, want) for name, got, want in pairs]
-
-
-def _bare(test: TestPlan, status: TestStatus) -> TestResult:
-    """A test's status and points, with a message that says nothing more: all a hidden test
-    shows (no duration either: a submission can spend time as its inputs say)."""
-    return TestResult(
-        name=test.spec.name,
-        visibility=test.spec.visibility,
-        status=status,
-        score=test.spec.points if status is TestStatus.PASSED else 0.0,
-        max_score=test.spec.points,
-        message=hidden_message(status),
-    )
-
-
-def hidden_message(status: TestStatus) -> str:
-    """All a hidden test says: passed, failed, or refused (the word every renderer uses for a
-    refusal; the status itself stays `rejected`)."""
-    if status is TestStatus.PASSED:
-        return "passed"
-    return f"hidden test: {'refused' if status is TestStatus.REJECTED else status.value}"
-
-
 def _result(
     test: TestPlan,
     status: TestStatus,
@@ -283,7 +254,7 @@ def _result(
     checks = comparisons or []
     headline = next((c for c in checks if not c.passed), checks[0] if checks else None)
     pairs = zip(test.output_names, checks, strict=False)
-    return _bare(test, status).model_copy(
+    return bare_result(test, status).model_copy(
         update={
             "message": message,
             "duration_ms": outcome.duration_s * 1000 if outcome else None,

@@ -16,7 +16,8 @@ from grader.errors import (
     ReferenceFailure,
     SandboxUnavailable,
 )
-from grader.judge import HiddenRun, internal_error, judge
+from grader.hidden_verdicts import HiddenRun
+from grader.judge import internal_error, judge
 from grader.plan import ExercisePlan
 from grader.plan_cache import PlanCache
 from grader.report import Report

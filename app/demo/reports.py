@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.contract import Termination, Violation
-from grader.judge import NOT_ALLOWED_CODE, hidden_message
+from grader.hidden_verdicts import hidden_message
+from grader.judge import NOT_ALLOWED_CODE
 from grader.plan import PROBED_TESTS_PER_KIND
 from grader.property_checks import UNJUDGED, holds_message
 from grader.refusal import refusal_message, refused_test_message

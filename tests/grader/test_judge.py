@@ -14,7 +14,8 @@ from grader.contract import (
     Termination,
     Violation,
 )
-from grader.judge import FEEDBACK_BUDGET_S, HiddenRun, internal_error, judge
+from grader.hidden_verdicts import HiddenRun
+from grader.judge import FEEDBACK_BUDGET_S, internal_error, judge
 from grader.plan import Draw, TestPlan, make_job
 from grader.reference import Reference, run_trusted
 from grader.refusal import refused_test_message
@@ -41,6 +42,20 @@ def every_call_passing() -> dict[str, CallOutcome]:
     for test in plan().tests:  # probes of a correct submission return the main outputs again
         for probe in test.probes:
             outcomes[probe.call.id] = dataclasses.replace(passing(test), call_id=probe.call.id)
+        outcomes |= trains_as_the_reference(test)
+    return outcomes
+
+
+def trains_as_the_reference(test: TestPlan) -> dict[str, CallOutcome]:
+    """What a correct submission's gradient pass and scaled inputs return: the reference's."""
+    outcomes = {}
+    gradients = test.cases[0].gradients
+    if gradients is not None:
+        outcomes[gradients.call.id] = CallOutcome(
+            gradients.call.id, test.expected, gradients=gradients.expected
+        )
+    for scaled in test.scaled:
+        outcomes[scaled.case.call.id] = CallOutcome(scaled.case.call.id, scaled.case.expected)
     return outcomes
 
 
@@ -298,7 +313,7 @@ def test_each_variant_of_a_shared_code_is_diagnosed() -> None:
         outcomes = {}  # the main calls only: no probe says anything about the weights
         for test in plan().tests:
             job = make_job(plan().exercise.spec, "", (test.call,))
-            outputs = run_trusted(variant.entry, test.call, job)
+            outputs, _ = run_trusted(variant.entry, test.call, job)
             outcomes[test.call.id] = CallOutcome(test.call.id, outputs=outputs)
         report = judge_both(Execution(Termination.COMPLETED, outcomes))
         assert [finding.code for finding in report.diagnosis] == ["extra-output-projection"]
