@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from grader.contract import Call, CallOutcome, Job, OutputValue, RaisedError, Violation
+from grader.backprop import backpropagate
+from grader.contract import Call, CallOutcome, Gradients, Job, OutputValue, RaisedError, Violation
 
 # The file name the submission is compiled under, so tracebacks can point at its lines.
 SUBMISSION_FILENAME = "<submission>"
@@ -78,8 +79,10 @@ def run_calls(
     for call in job.calls:
         on_start(call)
         started = time.perf_counter()
+        gradients = None
         try:
-            outputs: tuple[OutputValue, ...] | None = run_call(entry, call, job)
+            outputs: tuple[OutputValue, ...] | None
+            outputs, gradients = run_call(entry, call, job)
             error = None
         except Exception as exc:  # the student's exception is data, not our failure
             outputs, error = None, describe_exception(exc)
@@ -89,19 +92,25 @@ def run_calls(
             error=error,
             stdout=take_stdout(),
             duration_s=time.perf_counter() - started,
+            gradients=gradients,
         )
 
 
-def run_call(entry: Any, call: Call, job: Job) -> tuple[OutputValue, ...]:
-    """Construct (for a module) and call the entry point once; raise what it raises."""
+def run_call(entry: Any, call: Call, job: Job) -> tuple[tuple[OutputValue, ...], Gradients | None]:
+    """Construct (for a module) and call the entry point once, without grad, or run the call's
+    gradient pass (`grader.backprop`); raise what the entry raises."""
     args = _as_framework_values(call.args, job.framework)
     with torch.no_grad():
-        if job.kind == "module":
-            module = _construct(entry, call, job.entry_point)
-            result = module(*args)
-        else:
-            result = entry(*args)
-    return describe_result(result, job.output_count, call.max_output_elements)
+        module = _construct(entry, call, job.entry_point) if job.kind == "module" else None
+    forward = entry if module is None else module
+
+    def describe(result: Any) -> tuple[OutputValue, ...]:
+        return describe_result(result, job.output_count, call.max_output_elements)
+
+    if call.backprop is not None:
+        return backpropagate(forward, module, args, call, describe)
+    with torch.no_grad():
+        return describe(forward(*args)), None
 
 
 def _construct(cls: Any, call: Call, name: str) -> torch.nn.Module:

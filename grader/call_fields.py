@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.contract import Call
+from grader.contract import Backprop, Call
 
 
 def call_fields(call: Call, refer: Callable[[np.ndarray], object]) -> dict[str, Any]:
@@ -21,6 +21,15 @@ def call_fields(call: Call, refer: Callable[[np.ndarray], object]) -> dict[str, 
         "parameters": {name: refer(value) for name, value in call.parameters.items()},
         "strict_parameters": call.strict_parameters,
         "max_output_elements": call.max_output_elements,
+        "backprop": None if call.backprop is None else _backprop_fields(call.backprop, refer),
+    }
+
+
+def _backprop_fields(backprop: Backprop, refer: Callable[[np.ndarray], object]) -> dict[str, Any]:
+    return {
+        "cotangents": [refer(cotangent) for cotangent in backprop.cotangents],
+        "learning_rate": backprop.learning_rate,
+        "wrt": list(backprop.wrt),
     }
 
 
@@ -33,4 +42,17 @@ def call_from_fields(fields: Mapping[str, Any], array: Callable[[Any], np.ndarra
         parameters={name: array(ref) for name, ref in fields["parameters"].items()},
         strict_parameters=fields["strict_parameters"],
         max_output_elements=fields["max_output_elements"],
+        backprop=_backprop(fields["backprop"], array),
+    )
+
+
+def _backprop(
+    fields: Mapping[str, Any] | None, array: Callable[[Any], np.ndarray]
+) -> Backprop | None:
+    if fields is None:
+        return None
+    return Backprop(
+        cotangents=tuple(array(ref) for ref in fields["cotangents"]),
+        learning_rate=float(fields["learning_rate"]),
+        wrt=tuple(int(position) for position in fields["wrt"]),
     )

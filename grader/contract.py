@@ -28,11 +28,24 @@ class Policy:
 
 
 @dataclass(frozen=True)
+class Backprop:
+    """A call's gradient pass (`grader.backprop`): the same forward with gradients on, then a
+    backward pass of `cotangents` (one per output, the reference's shapes) and one SGD step."""
+
+    cotangents: tuple[np.ndarray, ...]
+    learning_rate: float
+    # The arguments whose gradients are compared (the drawn tensors: never a mask, whose
+    # gradient depends on how the code applies it, not on whether it trains).
+    wrt: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class Call:
     """One invocation of the submission's entry point.
 
     For a module: seed the global RNG with `seed` (if given), construct the class with
-    `init_kwargs`, load `parameters`, switch to eval mode, then call it on `args` without grad.
+    `init_kwargs`, load `parameters`, switch to eval mode, then call it on `args` without grad,
+    or with `backprop` its gradient pass.
     For a function: call it on `args`.
     """
 
@@ -47,6 +60,7 @@ class Call:
     strict_parameters: bool = True
     # Outputs larger than this many elements are reported by shape only, never materialised.
     max_output_elements: int = 1 << 22
+    backprop: Backprop | None = None
 
 
 @dataclass(frozen=True)
@@ -104,12 +118,35 @@ class RaisedError:
 
 
 @dataclass(frozen=True)
+class ParameterGradient:
+    """One registered parameter of a module, after the backward pass."""
+
+    name: str
+    shape: tuple[int, ...]
+    trainable: bool  # requires_grad
+    gradient: np.ndarray | None  # None where the output does not reach it
+
+
+@dataclass(frozen=True)
+class Gradients:
+    """What a gradient pass found: whether the output carries an autograd graph, the gradient
+    of each argument (None for one that is not a floating tensor, or that the output does not
+    reach), each parameter's, and the outputs after one SGD step on `module.parameters()`."""
+
+    graph: bool
+    inputs: tuple[np.ndarray | None, ...]
+    parameters: tuple[ParameterGradient, ...] = ()
+    stepped: tuple[OutputValue, ...] = ()
+
+
+@dataclass(frozen=True)
 class CallOutcome:
     call_id: str
     outputs: tuple[OutputValue, ...] | None  # None when the call raised
     error: RaisedError | None = None
     stdout: str = ""
     duration_s: float = 0.0
+    gradients: Gradients | None = None  # a gradient pass's findings (Call.backprop)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ Inputs = tuple[np.ndarray | None, ...]
 _INPUTS_STREAM = 0
 _WEIGHTS_STREAM = 1
 _PERTURBATION_STREAM = 2
+_COTANGENT_STREAM = 3
 _POOL_WORDS = 8  # 8 x 32 bits: a pool as wide as a hidden seed
 
 
@@ -111,3 +112,28 @@ def perturb(
         if isinstance(spec, SameAs) and spec.same_as == 0
     }
     return tuple(changed if position in aliases else value for position, value in enumerate(inputs))
+
+
+def drawn_positions(test: TestCaseSpec) -> tuple[int, ...]:
+    """The positions of the inputs drawn at random: the ones a gradient is taken with respect
+    to and that stability scales (a mask is neither)."""
+    return tuple(
+        position for position, spec in enumerate(test.inputs) if isinstance(spec, RandomTensor)
+    )
+
+
+def draw_cotangents(seed: int, like: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """A standard normal cotangent for each output, of its shape and dtype."""
+    draws = _generator(seed, _COTANGENT_STREAM)
+    return tuple(draws.standard_normal(array.shape).astype(array.dtype) for array in like)
+
+
+def scaled(test: TestCaseSpec, inputs: Inputs, scale: float) -> Inputs:
+    """The inputs with every drawn tensor multiplied by `scale`; an argument passed twice stays
+    one array."""
+    copies = {
+        id(value): value * value.dtype.type(scale)
+        for position, value in enumerate(inputs)
+        if value is not None and position in drawn_positions(test)
+    }
+    return tuple(None if value is None else copies.get(id(value), value) for value in inputs)

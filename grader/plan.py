@@ -7,6 +7,9 @@ secret, and each submission is graded on one of them picked at random (`Exercise
 submission that learns its hidden inputs (the sandbox's language layer is assumed to fail)
 gets nothing a later submission could look up.
 
+Where the exercise checks trainability (`grader.trainability`), a case carries a gradient pass
+and a visible test inputs scaled up, each run after every test's own call.
+
 Visible and hidden tests run in separate children (`visible_job`, `hidden_job`): the visible
 one, whose prints, errors and probes the student sees, never holds a hidden input.
 """
@@ -14,10 +17,11 @@ one, whose prints, errors and probes the student sees, never holds a hidden inpu
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from grader.contract import Call, Job, OutputValue, Policy
+from grader.contract import Call, Gradients, Job, OutputValue, Policy
 from grader.spec import Exercise, ExerciseSpec, Property, TestCaseSpec, Visibility
 
 # Probes on two visible tests give the same evidence as probes on all of them, at a fraction of
@@ -47,11 +51,31 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class GradientCase:
+    """An input set's gradient pass (`grader.backprop`): the call that asks for it, and what the
+    reference's found."""
+
+    call: Call
+    expected: Gradients
+
+
+@dataclass(frozen=True)
 class Case:
-    """One input set of a test: the call on it and the reference's outputs."""
+    """One input set of a test: the call on it and the reference's outputs, and its gradient
+    pass where the exercise checks trainability on it."""
 
     call: Call
     expected: tuple[OutputValue, ...]
+    gradients: GradientCase | None = None
+
+
+@dataclass(frozen=True)
+class ScaledCase:
+    """A visible test's inputs scaled up (stability), where the reference's outputs stay
+    finite."""
+
+    scale: float
+    case: Case
 
 
 @dataclass(frozen=True)
@@ -62,6 +86,7 @@ class TestPlan:
     cases: tuple[Case, ...]  # one for a visible test, HIDDEN_INPUT_SETS for a hidden one
     output_names: tuple[str, ...]
     probes: tuple[Probe, ...] = ()
+    scaled: tuple[ScaledCase, ...] = ()
 
     @property
     def visible(self) -> bool:
@@ -107,6 +132,8 @@ class ExercisePlan:
         visible = [test for test in self.tests if test.visible]
         calls = [test.call for test in visible]
         calls += [probe.call for test in visible for probe in test.probes]
+        calls += _gradient_calls(test.cases[0] for test in visible)
+        calls += [scaled.case.call for test in visible for scaled in test.scaled]
         return make_job(self.exercise.spec, source, tuple(calls))
 
     def draw(self) -> Draw:
@@ -117,8 +144,13 @@ class ExercisePlan:
 
     def hidden_job(self, source: str, draw: Draw) -> Job:
         """The hidden tests, each on its drawn input set."""
-        calls = tuple(draw[test.spec.name].call for test in self.tests if not test.visible)
-        return make_job(self.exercise.spec, source, calls)
+        cases = [draw[test.spec.name] for test in self.tests if not test.visible]
+        calls = [case.call for case in cases] + _gradient_calls(cases)
+        return make_job(self.exercise.spec, source, tuple(calls))
+
+
+def _gradient_calls(cases: Iterable[Case]) -> list[Call]:
+    return [case.gradients.call for case in cases if case.gradients is not None]
 
 
 def make_job(spec: ExerciseSpec, source: str, calls: tuple[Call, ...]) -> Job:

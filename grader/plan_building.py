@@ -22,6 +22,7 @@ from grader.plan import (
     KnownMistake,
     Probe,
     ProbeKind,
+    ScaledCase,
     TestPlan,
     make_job,
 )
@@ -29,6 +30,8 @@ from grader.properties import PROPERTIES
 from grader.reference import Reference, run_trusted
 from grader.sandbox.torch_setup import configure_for_references
 from grader.spec import Exercise, RandomTensor, TestCaseSpec, Visibility, WeightSource
+from grader.trainability_plan import gradient_case, scaled_cases
+from grader.trainability_spec import TrainabilityCheck
 from grader.variants import WrongVariant
 
 
@@ -37,24 +40,45 @@ def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
     reference = Reference.load(exercise)
     probed: Counter[ProbeKind] = Counter()
     tests = []
+    visible_seen = 0
     for test in exercise.spec.tests:
+        visible = test.visibility is Visibility.VISIBLE
+        # The first visible tests are where reported checks and stability look (as probes do).
+        first_visible = visible and visible_seen < PROBED_TESTS_PER_KIND
+        visible_seen += visible
         seeds = seeds_for(exercise.spec, test, secret, HIDDEN_INPUT_SETS)
-        cases = tuple(_case(exercise, reference, test, seed) for seed in seeds)
+        backprop = _checks_gradients(exercise) and (
+            exercise.spec.trainability.scored or first_visible
+        )
+        cases = tuple(_case(exercise, reference, test, seed, backprop=backprop) for seed in seeds)
         probes: tuple[Probe, ...] = ()
-        if test.visibility is Visibility.VISIBLE:
+        scaled: tuple[ScaledCase, ...] = ()
+        if visible:
             candidates = _probes(exercise, reference, test, cases[0].call, seeds[0])
             probes = tuple(p for p in candidates if probed[p.kind] < PROBED_TESTS_PER_KIND)
             probed.update(probe.kind for probe in probes)
-        tests.append(TestPlan(test, cases, tuple(exercise.spec.outputs), probes))
+        if first_visible and TrainabilityCheck.STABILITY in exercise.spec.trainability_checks:
+            scaled = scaled_cases(exercise, reference, test, cases[0].call)
+        tests.append(TestPlan(test, cases, tuple(exercise.spec.outputs), probes, scaled))
     mistakes = tuple(_known_mistake(exercise, variant, tests) for variant in reference.variants)
     weight_probe = reference.weight_probe
     message = weight_probe.message if weight_probe else None
     return ExercisePlan(exercise, tuple(tests), mistakes, message)
 
 
-def _case(exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int) -> Case:
+def _checks_gradients(exercise: Exercise) -> bool:
+    checks = exercise.spec.trainability_checks
+    return TrainabilityCheck.GRADIENTS in checks or TrainabilityCheck.OPTIMIZER_STEP in checks
+
+
+def _case(
+    exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int, *, backprop: bool
+) -> Case:
     call = _main_call(exercise, reference, test, seed, make_inputs(test, seed))
-    return Case(call, reference.run(call, make_job(exercise.spec, "", (call,))))
+    case = Case(call, reference.run(call, make_job(exercise.spec, "", (call,))))
+    if not backprop:
+        return case
+    return dataclasses.replace(case, gradients=gradient_case(exercise, reference, test, case, seed))
 
 
 def _main_call(
@@ -107,6 +131,6 @@ def _known_mistake(
 
 def _try_run(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...] | None:
     try:
-        return run_trusted(entry, call, job)
+        return run_trusted(entry, call, job)[0]
     except Exception:
         return None

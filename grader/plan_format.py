@@ -16,12 +16,22 @@ from typing import Any
 import numpy as np
 
 from grader.call_fields import call_fields, call_from_fields
-from grader.contract import OutputValue
-from grader.plan import WEIGHTS, Case, ExercisePlan, KnownMistake, Probe, ProbeKind, TestPlan
+from grader.contract import Gradients, OutputValue, ParameterGradient
+from grader.plan import (
+    WEIGHTS,
+    Case,
+    ExercisePlan,
+    GradientCase,
+    KnownMistake,
+    Probe,
+    ProbeKind,
+    ScaledCase,
+    TestPlan,
+)
 from grader.spec import Exercise, Property
 
 # Raised whenever what is written, or how it is read, changes.
-FORMAT = 1
+FORMAT = 2
 _MANIFEST = "manifest"
 
 
@@ -46,12 +56,10 @@ def encode(plan: ExercisePlan) -> bytes:
     manifest = {
         "tests": [
             {
-                "cases": [
-                    {
-                        "call": call_fields(case.call, arrays.name),
-                        "expected": _outputs(case.expected, arrays),
-                    }
-                    for case in test.cases
+                "cases": [_case(case, arrays) for case in test.cases],
+                "scaled": [
+                    {"scale": scaled.scale, "case": _case(scaled.case, arrays)}
+                    for scaled in test.scaled
                 ],
                 "probes": [
                     {"kind": str(probe.kind), "call": call_fields(probe.call, arrays.name)}
@@ -80,6 +88,37 @@ def encode(plan: ExercisePlan) -> bytes:
     return buffer.getvalue()
 
 
+def _case(case: Case, arrays: _Arrays) -> dict[str, Any]:
+    gradients = case.gradients
+    return {
+        "call": call_fields(case.call, arrays.name),
+        "expected": _outputs(case.expected, arrays),
+        "gradients": None
+        if gradients is None
+        else {
+            "call": call_fields(gradients.call, arrays.name),
+            "expected": _gradients(gradients.expected, arrays),
+        },
+    }
+
+
+def _gradients(gradients: Gradients, arrays: _Arrays) -> dict[str, Any]:
+    return {
+        "graph": gradients.graph,
+        "inputs": [arrays.name(gradient) for gradient in gradients.inputs],
+        "parameters": [
+            {
+                "name": parameter.name,
+                "shape": parameter.shape,
+                "trainable": parameter.trainable,
+                "gradient": arrays.name(parameter.gradient),
+            }
+            for parameter in gradients.parameters
+        ],
+        "stepped": _outputs(gradients.stepped, arrays),
+    }
+
+
 def _outputs(outputs: tuple[OutputValue, ...], arrays: _Arrays) -> list[dict[str, Any]]:
     return [
         {
@@ -102,19 +141,17 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
     tests = tuple(
         TestPlan(
             spec,
-            tuple(
-                Case(
-                    call_from_fields(case["call"], arrays.__getitem__),
-                    _read_outputs(case["expected"], arrays),
-                )
-                for case in stored["cases"]
-            ),
+            tuple(_read_case(case, arrays) for case in stored["cases"]),
             names,
             tuple(
                 Probe(
                     _probe_kind(probe["kind"]), call_from_fields(probe["call"], arrays.__getitem__)
                 )
                 for probe in stored["probes"]
+            ),
+            tuple(
+                ScaledCase(scaled["scale"], _read_case(scaled["case"], arrays))
+                for scaled in stored["scaled"]
             ),
         )
         for spec, stored in zip(specs, manifest["tests"], strict=True)
@@ -131,6 +168,37 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
         for stored in manifest["mistakes"]
     )
     return ExercisePlan(exercise, tests, mistakes, manifest["weight_probe_message"])
+
+
+def _read_case(stored: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Case:
+    gradients = stored["gradients"]
+    return Case(
+        call_from_fields(stored["call"], arrays.__getitem__),
+        _read_outputs(stored["expected"], arrays),
+        None
+        if gradients is None
+        else GradientCase(
+            call_from_fields(gradients["call"], arrays.__getitem__),
+            _read_gradients(gradients["expected"], arrays),
+        ),
+    )
+
+
+def _read_gradients(stored: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Gradients:
+    return Gradients(
+        graph=stored["graph"],
+        inputs=tuple(None if name is None else arrays[name] for name in stored["inputs"]),
+        parameters=tuple(
+            ParameterGradient(
+                name=parameter["name"],
+                shape=tuple(parameter["shape"]),
+                trainable=parameter["trainable"],
+                gradient=None if parameter["gradient"] is None else arrays[parameter["gradient"]],
+            )
+            for parameter in stored["parameters"]
+        ),
+        stepped=_read_outputs(stored["stepped"], arrays),
+    )
 
 
 def _read_outputs(

@@ -5,8 +5,10 @@ An exercise holds when:
 - the reference builds the plan and keeps the exercise's properties (causality, ...);
 - the starter runs under the policy and earns nothing;
 - every file of `solutions/` passes every test with full marks;
+- every file of `solutions/` gets no diagnosis (no trainability finding, where it costs no points);
 - every file of `mistakes/` fails at least one visible test and gets exactly the diagnosis
-  `mistakes/mistakes.toml` declares for it (`grader.proof_files`);
+  `mistakes/mistakes.toml` declares for it (`grader.proof_files`); where the exercise only reports
+  trainability, a trainability mistake passes its tests and is named all the same;
 - each case the statement promises (`grader.promises`) is exercised by a hidden test.
 Tests that tell the known mistakes apart less than they could are warnings, which do not fail
 it (`grader.proof_warnings`).
@@ -33,7 +35,8 @@ from grader.property_checks import check_properties
 from grader.reference import Reference
 from grader.report import PropertyStatus, Report, ReportStatus, TestStatus
 from grader.runner import Grader
-from grader.spec import Exercise, RandomTensor, SameAs, TestCaseSpec, Visibility
+from grader.spec import EntryKind, Exercise, RandomTensor, SameAs, TestCaseSpec, Visibility
+from grader.trainability import TRAINABILITY_CODES, codes_of
 
 FILL_IN = "FILL IN"
 MIN_SOLUTIONS = 3
@@ -240,7 +243,12 @@ def _starter_problems(exercise: Exercise, report: Report) -> list[str]:
 
 def _solution_problems(solution: ProofFile, report: Report) -> list[str]:
     if report.status is ReportStatus.PASSED and report.score == report.max_score:
-        return []
+        # Full marks where trainability is only reported can still hide a finding.
+        return [
+            f"{shown(solution.path)}: gets diagnosis {finding.code} ({finding.message}): fix the "
+            "file if it is wrong (move it to mistakes/), else the check that flags correct code"
+            for finding in report.diagnosis
+        ]
     failures = [
         f"{test.name!r} ({test.message})" if test.message else repr(test.name)
         for test in report.tests
@@ -256,7 +264,10 @@ def _mistake_problems(plan: ExercisePlan, mistake: Mistake, report: Report) -> l
     path = shown(mistake.path)
     problems = []
     visible = {test.spec.name for test in plan.tests if test.visible}
-    if not caught_by(report) & visible:
+    reported_only = (
+        mistake.spec.diagnosis in TRAINABILITY_CODES and not plan.exercise.spec.trainability.scored
+    )
+    if not caught_by(report) & visible and not reported_only:
         problems.append(
             f"{path}: passes every visible test: add or change a visible test that shows "
             "this mistake, or move the file to solutions/ if it is right"
@@ -276,4 +287,6 @@ def _known_codes(plan: ExercisePlan) -> list[str]:
     codes = {mistake.code for mistake in plan.mistakes} | {NOT_ALLOWED_CODE}
     if plan.weight_probe_message is not None:
         codes.add(WEIGHTS_CODE)
+    spec = plan.exercise.spec
+    codes |= codes_of(spec.trainability_checks, module=spec.kind is EntryKind.MODULE)
     return sorted(codes)

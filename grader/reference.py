@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from grader.call_execution import run_call
-from grader.contract import Call, Job, OutputValue, Scalar
+from grader.contract import Call, Gradients, Job, OutputValue, Scalar
 from grader.errors import DefinitionProblem, ExerciseDefinitionError, ReferenceFailure
 from grader.inputs import draw_parameters
 from grader.spec import EntryKind, Exercise, module_path
@@ -54,7 +54,13 @@ class Reference:
         )
 
     def run(self, call: Call, job: Job) -> tuple[OutputValue, ...]:
-        return run_trusted(self.entry, call, job)
+        return run_trusted(self.entry, call, job)[0]
+
+    def backprop(self, call: Call, job: Job) -> Gradients:
+        """The reference's gradient pass on a call that carries one (`Call.backprop`)."""
+        gradients = run_trusted(self.entry, call, job)[1]
+        assert gradients is not None, "a call without a gradient pass"
+        return gradients
 
     def probe_parameters(self, init: dict[str, Scalar]) -> dict[str, np.ndarray]:
         """The weight probe's parameters for a test's constructor arguments."""
@@ -75,7 +81,9 @@ class Reference:
         return draw_parameters(module, seed)
 
 
-def run_trusted(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...]:
+def run_trusted(
+    entry: object, call: Call, job: Job
+) -> tuple[tuple[OutputValue, ...], Gradients | None]:
     """Run a trusted entry (the reference or one of its variants) on a call."""
     with GLOBAL_RNG:
         try:

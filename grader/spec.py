@@ -27,6 +27,7 @@ from pydantic_core import ErrorDetails
 from grader.errors import DefinitionProblem, ExerciseDefinitionError
 from grader.limits import SandboxLimits
 from grader.promises import Promise
+from grader.trainability_spec import TrainabilityCheck, TrainabilitySpec
 from grader.versions import exercise_version
 
 
@@ -162,6 +163,7 @@ class ExerciseSpec(_Strict):
     tests: list[TestCaseSpec] = Field(min_length=2)
     # The cases the statement promises to handle; a hidden test must exercise each.
     promises: list[Promise] = Field(default_factory=list)
+    trainability: TrainabilitySpec = Field(default_factory=TrainabilitySpec)
 
     @model_validator(mode="after")
     def _check_tests(self) -> ExerciseSpec:
@@ -170,7 +172,14 @@ class ExerciseSpec(_Strict):
             raise ValueError("test names must be unique")
         if self.kind is EntryKind.FUNCTION and self.weights is WeightSource.GRADER:
             raise ValueError("a function has no weights for the grader to load")
+        if self.framework is Framework.NUMPY:
+            self.trainability.check_numpy()
         return self
+
+    @property
+    def trainability_checks(self) -> tuple[TrainabilityCheck, ...]:
+        """The checks in effect: none where they are off."""
+        return self.trainability.in_effect(numpy=self.framework is Framework.NUMPY)
 
     @property
     def max_score(self) -> float:

@@ -9,7 +9,7 @@ ends as CRASHED) rather than a stray exception. The order of events is `transcri
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -41,6 +41,7 @@ from grader.sandbox.frames import (
     parse_text,
     typed,
 )
+from grader.sandbox.gradient_frames import decode_gradients, encode_gradients
 
 _MAX_MESSAGE = 4000  # an error or violation message (describe_exception keeps 2000)
 _MAX_VIOLATIONS = 100
@@ -145,8 +146,27 @@ def _violations(violations: Sequence[Violation]) -> list[dict[str, Any]]:
 
 def _encode_finished(outcome: CallOutcome) -> bytes:
     arrays: list[np.ndarray] = []
+    values = _encode_outputs(outcome.outputs or (), arrays)
+    gradients = outcome.gradients
+    header = {
+        "event": "finished",
+        "call": outcome.call_id,
+        "outputs": None if outcome.outputs is None else values,
+        "error": None if outcome.error is None else dataclasses.asdict(outcome.error),
+        "stdout": outcome.stdout,
+        "duration_s": float(outcome.duration_s),
+        "gradients": (
+            None if gradients is None else encode_gradients(gradients, arrays, _encode_outputs)
+        ),
+    }
+    return encode_frame(header, arrays)
+
+
+def _encode_outputs(
+    outputs: tuple[OutputValue, ...], arrays: list[np.ndarray]
+) -> list[dict[str, Any]]:
     values = []
-    for value in outcome.outputs or ():
+    for value in outputs:
         # An array whose dtype may not cross goes back as its description alone.
         sent = value.array is not None and value.array.dtype.name in ALLOWED_DTYPES
         if sent and value.array is not None:
@@ -155,15 +175,7 @@ def _encode_finished(outcome: CallOutcome) -> bytes:
         values.append(
             {"type_name": value.type_name, "dtype": value.dtype, "shape": shape, "array": sent}
         )
-    header = {
-        "event": "finished",
-        "call": outcome.call_id,
-        "outputs": None if outcome.outputs is None else values,
-        "error": None if outcome.error is None else dataclasses.asdict(outcome.error),
-        "stdout": outcome.stdout,
-        "duration_s": float(outcome.duration_s),
-    }
-    return encode_frame(header, arrays)
+    return values
 
 
 def decode_event(frame: Frame, job: Job) -> Event:
@@ -204,10 +216,10 @@ def _decode_outcome(frame: Frame, job: Job) -> CallOutcome:
     arrays = iter(decode_arrays(frame, call.max_output_elements))
     outputs = header.get("outputs")
     if outputs is not None:
-        items = typed(outputs, list, "'outputs'")
-        if not 0 < len(items) <= job.output_count:
-            raise ProtocolError(f"{len(items)} outputs for a job that expects {job.output_count}")
-        outputs = tuple(_output(typed(item, dict, "an output"), arrays) for item in items)
+        outputs = _decode_outputs(typed(outputs, list, "'outputs'"), arrays, job)
+    gradients = decode_gradients(
+        header.get("gradients"), call, arrays, lambda items, rest: _decode_outputs(items, rest, job)
+    )
     if next(arrays, None) is not None:
         raise ProtocolError("more arrays than outputs that claim one")
     error = header.get("error")
@@ -221,10 +233,19 @@ def _decode_outcome(frame: Frame, job: Job) -> CallOutcome:
         error=error,
         stdout=parse_text(header, "stdout", job.limits.stdout_chars + _STDOUT_SLACK),
         duration_s=parse_seconds(header.get("duration_s")),
+        gradients=gradients,
     )
 
 
-def _output(obj: dict[str, Any], arrays: Any) -> OutputValue:
+def _decode_outputs(
+    items: list[Any], arrays: Iterator[np.ndarray], job: Job
+) -> tuple[OutputValue, ...]:
+    if not 0 < len(items) <= job.output_count:
+        raise ProtocolError(f"{len(items)} outputs for a job that expects {job.output_count}")
+    return tuple(_output(typed(item, dict, "an output"), arrays) for item in items)
+
+
+def _output(obj: dict[str, Any], arrays: Iterator[np.ndarray]) -> OutputValue:
     dtype = parse_optional_text(obj, "dtype", MAX_NAME)
     shape = None if obj.get("shape") is None else parse_shape(obj["shape"])
     array = next(arrays, None) if typed(obj.get("array"), bool, "'array'") else None

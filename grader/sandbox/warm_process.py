@@ -22,6 +22,7 @@ returns into the loop it was forked from: every path ends in `os._exit`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import json
 import os
@@ -36,7 +37,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from grader.contract import Call, Job, Policy, Violation
+from grader.contract import Backprop, Call, Job, Policy, Violation
 from grader.limits import SandboxLimits
 from grader.sandbox import guest, hardening, huge_pages
 from grader.sandbox.frames import MAX_JOB_HEADER, FrameReader
@@ -98,7 +99,8 @@ def load_runtime(preload: tuple[str, ...]) -> None:
 # Attention as students write it, through the policy: the compiler, the guards and their caches,
 # the ops (Linear, matmul, softmax, masked_fill, tril, cat, round) and printing a tensor and a
 # module all run once in the warm process, so that no child pays their lazy initialisation, and
-# none imports a module lazily, which a confined child could not (tensor printing does).
+# none imports a module lazily, which a confined child could not (tensor printing does, and so
+# does the first backward pass: the gradient pass runs here too).
 _WARM_UP_SOURCE = """
 import torch
 
@@ -119,9 +121,12 @@ class Attention(torch.nn.Module):
 
 def warm_up(preload: tuple[str, ...]) -> None:
     call = Call("warm-up", (np.ones((2, 4, 8), np.float32),), {"dim": 8}, seed=0)
+    backprop = Backprop((np.ones((2, 4, 16), np.float32),), learning_rate=0.05, wrt=(0,))
+    gradients = dataclasses.replace(call, id="warm-up [gradients]", backprop=backprop)
     # Every preloaded module allowed, so the guards' per-module caches are filled here too.
     policy = Policy(tuple(sorted(importable_modules(("torch", *preload)))))
-    job = Job(_WARM_UP_SOURCE, "Attention", "module", "torch", policy, (call,), SandboxLimits())
+    calls = (call, gradients)
+    job = Job(_WARM_UP_SOURCE, "Attention", "module", "torch", policy, calls, SandboxLimits())
     guest.execute(job, EventReporter(_expect_success), _refuse)
 
 

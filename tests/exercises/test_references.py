@@ -138,7 +138,7 @@ def run(
         limits=spec.limits.to_limits(),
         output_count=len(spec.outputs),
     )
-    outputs = run_call(entry, call, job)
+    outputs, _ = run_call(entry, call, job)
     arrays = tuple(output.array for output in outputs)
     assert all(array is not None for array in arrays), outputs
     return tuple(array for array in arrays if array is not None)

@@ -8,12 +8,15 @@ import pytest
 from grader.call_execution import run_calls
 from grader.catalog import Catalog
 from grader.contract import Call, Execution, Termination
-from grader.judge import HiddenRun, judge
+from grader.hidden_verdicts import HiddenRun
+from grader.judge import judge
 from grader.plan import (
     CONSTRUCTION_SEED,
     HIDDEN_INPUT_SETS,
     PROBED_TESTS_PER_KIND,
     WEIGHTS,
+    Case,
+    TestPlan,
 )
 from grader.plan_building import build_plan
 from grader.reference import Reference
@@ -73,13 +76,34 @@ def test_a_job_holds_no_hidden_input_or_seed_but_the_one_run() -> None:
     call carries a seed that a hidden test's inputs came from."""
     plan = build_plan(CATALOG.get("torch-multihead-parity"), "seeds")  # grader-drawn weights
     draw = plan.draw()
-    hidden_calls = [case.call for test in plan.tests if not test.visible for case in test.cases]
+    hidden_calls = [call for test in plan.tests if not test.visible for call in calls_of(test)]
     for call in plan.visible_job("").calls:
         assert not any(same_arrays(call, hidden) for hidden in hidden_calls)
+        assert not any(same_cotangents(call, hidden) for hidden in hidden_calls)
     sent = plan.hidden_job("", draw).calls
-    assert [call.id for call in sent] == [test.spec.name for test in plan.tests if not test.visible]
-    assert all(any(call is case.call for case in draw.values()) for call in sent)
+    drawn = [draw[test.spec.name] for test in plan.tests if not test.visible]
+    # Each hidden test's call on its drawn set, then the gradient pass on that same set.
+    assert [call.id for call in sent] == [case.call.id for case in drawn] + [
+        f"{case.call.id} [gradients]" for case in drawn
+    ]
+    drawn_calls = [call for case in drawn for call in case_calls(case)]
+    assert all(any(call is drawn_call for drawn_call in drawn_calls) for call in sent)
     assert {call.seed for call in (*plan.visible_job("").calls, *sent)} == {CONSTRUCTION_SEED}
+
+
+def case_calls(case: Case) -> list[Call]:
+    return [case.call] + ([case.gradients.call] if case.gradients else [])
+
+
+def calls_of(test: TestPlan) -> list[Call]:
+    return [call for case in test.cases for call in case_calls(case)]
+
+
+def same_cotangents(a: Call, b: Call) -> bool:
+    if a.backprop is None or b.backprop is None:
+        return False
+    pairs = zip(a.backprop.cotangents, b.backprop.cotangents, strict=False)
+    return any(x.shape == y.shape and bool((x == y).all()) for x, y in pairs)
 
 
 def test_probes_stay_within_their_budget_and_run_after_every_test() -> None:

@@ -1,0 +1,67 @@
+"""The trainability part of a plan (`grader.trainability`): a case's gradient pass, and a
+visible test's inputs scaled up, each with what the reference does on it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from grader.contract import Backprop, Call, OutputValue
+from grader.inputs import draw_cotangents, drawn_positions, scaled
+from grader.plan import Case, GradientCase, ScaledCase, make_job
+from grader.reference import Reference
+from grader.spec import Exercise, TestCaseSpec
+
+# One SGD step's size: large enough that a weight the optimizer cannot move changes the outputs
+# well past the comparison's tolerance, small enough that they stay in range.
+LEARNING_RATE = 0.05
+# Scores grow with the square of the inputs' scale: x10 overflows a softmax without its max
+# subtracted on some tests, x30 on nearly all.
+STABILITY_SCALES = (10.0, 30.0)
+
+
+def gradient_case(
+    exercise: Exercise,
+    reference: Reference,
+    test: TestCaseSpec,
+    case: Case,
+    seed: int,
+) -> GradientCase | None:
+    """The call's gradient pass with a cotangent drawn from the case's seed, and the
+    reference's gradients; None where an output is not a floating array (nothing to
+    differentiate)."""
+    arrays = [output.array for output in case.expected]
+    floating = [array for array in arrays if array is not None and array.dtype.kind == "f"]
+    if len(floating) != len(arrays):
+        return None
+    backprop = Backprop(
+        draw_cotangents(seed, tuple(floating)), LEARNING_RATE, drawn_positions(test)
+    )
+    call = case.call
+    gradient_call = dataclasses.replace(call, id=f"{call.id} [gradients]", backprop=backprop)
+    job = make_job(exercise.spec, "", (gradient_call,))
+    return GradientCase(gradient_call, reference.backprop(gradient_call, job))
+
+
+def scaled_cases(
+    exercise: Exercise, reference: Reference, test: TestCaseSpec, call: Call
+) -> tuple[ScaledCase, ...]:
+    """The call on its drawn inputs scaled by each of `STABILITY_SCALES`, where the reference's
+    outputs stay finite (where they do not, there is nothing to hold a submission to)."""
+    if not drawn_positions(test):
+        return ()
+    cases = []
+    for scale in STABILITY_SCALES:
+        scaled_call = dataclasses.replace(
+            call, id=f"{call.id} [x{scale:g}]", args=scaled(test, call.args, scale)
+        )
+        expected = reference.run(scaled_call, make_job(exercise.spec, "", (scaled_call,)))
+        if all(_finite(output) for output in expected):
+            cases.append(ScaledCase(scale, Case(scaled_call, expected)))
+    return tuple(cases)
+
+
+def _finite(output: OutputValue) -> bool:
+    array = output.array
+    return array is not None and (array.dtype.kind != "f" or bool(np.isfinite(array).all()))

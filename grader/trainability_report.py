@@ -1,0 +1,124 @@
+"""What the report says of trainability (`grader.trainability`): one property per check, one
+finding per code, and, where the exercise scores it, the verdict of each test it was judged on.
+
+Visible tests alone tell anything; a hidden test's gradient pass decides its one bit, where the
+checks are scored, and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from grader.contract import CallOutcome
+from grader.plan import Case, ExercisePlan, TestPlan
+from grader.report import Finding, PropertyCheck, PropertyStatus
+from grader.spec import WeightSource
+from grader.trainability import Fault, gradient_faults, stability_fault
+from grader.trainability_spec import TrainabilityCheck
+
+_NOT_JUDGED = "not checked: the tests it runs on must match the reference's outputs first"
+
+
+@dataclass(frozen=True)
+class Trainability:
+    faults: dict[str, list[Fault]] = field(default_factory=dict)  # by visible test name
+    properties: list[PropertyCheck] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def judge_trainability(
+    plan: ExercisePlan, outcomes: Mapping[str, CallOutcome], passed: set[str]
+) -> Trainability:
+    """The checks judged on the visible tests whose outputs matched (`passed`)."""
+    wanted = plan.exercise.spec.trainability_checks
+    if not wanted:
+        return Trainability()
+    judged: dict[TrainabilityCheck, int] = dict.fromkeys(wanted, 0)
+    faults: dict[str, list[Fault]] = {}
+    for test in plan.tests:
+        if test.spec.name not in passed:
+            continue
+        found = _test_faults(plan, test, outcomes, judged)
+        found = [fault for fault in found if fault.check in judged]
+        if found:
+            faults[test.spec.name] = found
+    properties = [_property(check, judged[check], faults) for check in wanted]
+    return Trainability(faults, properties, _findings(faults))
+
+
+def _test_faults(
+    plan: ExercisePlan,
+    test: TestPlan,
+    outcomes: Mapping[str, CallOutcome],
+    judged: dict[TrainabilityCheck, int],
+) -> list[Fault]:
+    found = []
+    gradient_case = test.cases[0].gradients
+    if gradient_case is not None:
+        faults = gradient_faults(
+            gradient_case.expected, outcomes.get(gradient_case.call.id), by_name=_by_name(plan)
+        )
+        if faults is not None:
+            for check in (TrainabilityCheck.GRADIENTS, TrainabilityCheck.OPTIMIZER_STEP):
+                judged[check] = judged.get(check, 0) + 1
+            found += faults
+    for scaled in test.scaled:
+        outcome = outcomes.get(scaled.case.call.id)
+        if outcome is None:
+            continue
+        judged[TrainabilityCheck.STABILITY] = judged.get(TrainabilityCheck.STABILITY, 0) + 1
+        fault = stability_fault(scaled.scale, scaled.case.expected, outcome)
+        if fault is not None:
+            found.append(fault)
+            break
+    return found
+
+
+def hidden_case_trains(plan: ExercisePlan, case: Case, outcomes: Mapping[str, CallOutcome]) -> bool:
+    """A hidden input set's gradient pass, where it has one: the part of its bit that says the
+    code trains as the reference does."""
+    if case.gradients is None:
+        return True
+    faults = gradient_faults(
+        case.gradients.expected, outcomes.get(case.gradients.call.id), by_name=_by_name(plan)
+    )
+    wanted = plan.exercise.spec.trainability_checks
+    return faults is not None and not [fault for fault in faults if fault.check in wanted]
+
+
+def _by_name(plan: ExercisePlan) -> bool:
+    return plan.exercise.spec.weights is WeightSource.GRADER
+
+
+def _property(
+    check: TrainabilityCheck, judged: int, faults: Mapping[str, list[Fault]]
+) -> PropertyCheck:
+    for test, found in faults.items():
+        for fault in found:
+            if fault.check is check:
+                return PropertyCheck(
+                    name=check.value,
+                    status=PropertyStatus.FAILED,
+                    message=f"{fault.message} (test {test!r})",
+                )
+    if judged == 0:
+        return PropertyCheck(name=check.value, status=PropertyStatus.SKIPPED, message=_NOT_JUDGED)
+    tests = "test" if judged == 1 else "tests"
+    return PropertyCheck(
+        name=check.value,
+        status=PropertyStatus.PASSED,
+        message=f"holds on the {judged} visible {tests} it was checked on",
+    )
+
+
+def _findings(faults: Mapping[str, list[Fault]]) -> list[Finding]:
+    by_code: dict[str, Finding] = {}
+    for test, found in faults.items():
+        for fault in found:
+            finding = by_code.setdefault(
+                fault.code, Finding(code=fault.code, message=fault.message)
+            )
+            if test not in finding.tests:
+                finding.tests.append(test)
+    return list(by_code.values())
