@@ -61,7 +61,7 @@ bench-http: install
 
 ## 500 submissions at concurrency 32: embedded, then 2 workers on the local Redis and PostgreSQL.
 bench-load: install
-	$(BIN)/python bench/load.py --mode both
+	$(BIN)/python bench/load.py --mode both --forward-only
 
 ## Whole-process time of `autograder --help`, `exercises`, `doctor` and `grade`, each paired with a
 ## bare `import torch` (in a temporary data dir: nothing of yours is read or written).

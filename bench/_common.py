@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import statistics
@@ -82,18 +83,34 @@ def grade_checked(grader: Grader, source: str) -> None:
 
 
 @contextmanager
-def in_process_grader() -> Iterator[Grader]:
+def in_process_grader(exercises_dir: Path | None = None) -> Iterator[Grader]:
     """The engine with no isolation at all: the floor of any grader, the work itself."""
     # The floor does the same work the same way as the sandboxed children: torch set up as in
     # the warm process (one thread; without it OpenMP spin-waits dominate on a busy machine).
     configure_torch()
     sandbox = InProcessSandbox()
     try:
-        grader = Grader(Catalog.from_folder(GraderSettings().exercises_dir), sandbox, secret=SECRET)
+        folder = exercises_dir or GraderSettings().exercises_dir
+        grader = Grader(Catalog.from_folder(folder), sandbox, secret=SECRET)
         grader.warm()  # reference outputs are computed once, before any timing
         yield grader
     finally:
         sandbox.close()
+
+
+@contextmanager
+def exercises_forward_only() -> Iterator[Path]:
+    """A copy of the exercises with their trainability checks off: the baseline their cost is
+    measured against."""
+    with tempfile.TemporaryDirectory(prefix="autograder-forward-only-") as folder:
+        copy = Path(folder) / "exercises"
+        shutil.copytree(ROOT / "exercises", copy)
+        for spec in copy.glob("*/exercise.toml"):
+            text = spec.read_text(encoding="utf-8").replace('counts = "reported"', 'counts = "off"')
+            if "[trainability]" not in text:
+                text += '\n[trainability]\ncounts = "off"\n'
+            spec.write_text(text, encoding="utf-8")
+        yield copy
 
 
 # A new interpreter that imports torch: what a grader that starts one per submission pays

@@ -38,6 +38,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 import psycopg
@@ -52,6 +53,7 @@ from _common import (
     Readiness,
     add_service_env_option,
     cpu_account,
+    exercises_forward_only,
     in_process_grader,
     machine_cores,
     memory,
@@ -65,6 +67,8 @@ from _common import (
     wait_ready,
 )
 from psycopg import sql
+
+from grader.trainability import TRAINABILITY_CODES
 
 # --- the mix and what each of its files must get ------------------------------------------------
 
@@ -94,6 +98,16 @@ EXPECTED = {
     "float_head_size": Verdict("failed"),  # crashes in every test: nothing to diagnose
     "uses_builtin_attention": Verdict("rejected", ("not-allowed",)),
 }
+
+
+def expected_verdict(name: str, *, trainability: bool = True) -> Verdict:
+    """The verdict `name` must get; with the trainability checks off, one they name passes
+    unnamed (the seed exercise only reports them)."""
+    verdict = EXPECTED[name]
+    if trainability:
+        return verdict
+    codes = tuple(code for code in verdict.codes if code not in TRAINABILITY_CODES)
+    return Verdict("passed" if verdict.codes and not codes else verdict.status, codes)
 
 
 @dataclass(frozen=True)
@@ -254,7 +268,13 @@ class Run:
 
 
 def load(
-    mode: str, started: Processes, base_url: str, jobs: Sequence[Job], args: argparse.Namespace
+    mode: str,
+    started: Processes,
+    base_url: str,
+    jobs: Sequence[Job],
+    args: argparse.Namespace,
+    *,
+    trainability: bool = True,
 ) -> Run:
     """Warm the service up (untimed), then the measured load, then read every id back."""
     warmup, _ = asyncio.run(run_all(base_url, mix(args.warmup, "warm-up"), args.concurrency))
@@ -267,14 +287,16 @@ def load(
     started.check_alive()
     ids = [outcome.submission_id for outcome in outcomes if outcome.submission_id]
     stored = asyncio.run(read_back(base_url, ids, args.concurrency))
-    problems += check(outcomes, stored)
+    problems += check(outcomes, stored, trainability=trainability)
     return Run(mode, outcomes, wall_s, cpu, client_cpu_s, peak, problems)
 
 
-def check(outcomes: Sequence[Outcome], stored: dict[str, Verdict]) -> list[str]:
+def check(
+    outcomes: Sequence[Outcome], stored: dict[str, Verdict], *, trainability: bool
+) -> list[str]:
     problems = []
     for outcome in outcomes:
-        expected = EXPECTED[outcome.job.name]
+        expected = expected_verdict(outcome.job.name, trainability=trainability)
         if outcome.error:
             problems.append(f"{outcome.job.name}: {outcome.error}")
         elif outcome.submission_id not in stored:
@@ -284,17 +306,19 @@ def check(outcomes: Sequence[Outcome], stored: dict[str, Verdict]) -> list[str]:
     return problems
 
 
-def work_cpu_per_grading(jobs: Sequence[Job], reps: int) -> float:
-    """CPU-seconds of the in-process work per grading, averaged over the mix as sent."""
+def work_cpu_per_grading(jobs: Sequence[Job], reps: int, forward_only: Path | None = None) -> float:
+    """CPU-seconds of the in-process work per grading, averaged over the mix as sent (against
+    the exercises of `forward_only`, where given)."""
     counts = Counter(job.name for job in jobs)
     sources = {job.name: job.source for job in jobs}
-    with in_process_grader() as grader:
+    with in_process_grader(forward_only) as grader:
         cpu = {}
         for name, source in sources.items():
             # Untimed (first-use costs are not the work), and checked (the table could be wrong).
             verdict = verdict_of(grader.grade(SLUG, source).model_dump(mode="json"))
-            if verdict != EXPECTED[name]:
-                raise SystemExit(f"in-process, {name} got {verdict}, not {EXPECTED[name]}")
+            wanted = expected_verdict(name, trainability=forward_only is None)
+            if verdict != wanted:
+                raise SystemExit(f"in-process, {name} got {verdict}, not {wanted}")
             started = time.process_time()
             for _ in range(reps):
                 grader.grade(SLUG, source)
@@ -305,11 +329,18 @@ def work_cpu_per_grading(jobs: Sequence[Job], reps: int) -> float:
 # --- the two shapes of the service --------------------------------------------------------------
 
 
-def run_embedded(jobs: Sequence[Job], args: argparse.Namespace) -> Run:
+def run_embedded(
+    jobs: Sequence[Job], args: argparse.Namespace, forward_only: Path | None = None
+) -> Run:
+    """The embedded service; against the exercises of `forward_only`, where given."""
+    env = service_env_option(args.service_env)
+    if forward_only is not None:
+        env["AUTOGRADER_EXERCISES_DIR"] = str(forward_only)
+    mode = "embedded" if forward_only is None else "embedded, forward only"
     with processes() as started:
-        base_url = start_server(started, service_env_option(args.service_env))
+        base_url = start_server(started, env)
         wait_ready(started, base_url)
-        return load("embedded", started, base_url, jobs, args)
+        return load(mode, started, base_url, jobs, args, trainability=forward_only is None)
 
 
 def run_workers(jobs: Sequence[Job], args: argparse.Namespace) -> Run:
@@ -417,6 +448,25 @@ def report(run: Run, work_cpu_s: float, concurrency: int) -> None:
     print("  " + ratio_line("throughput / machine's ideal", run.throughput / ideal))
 
 
+def trainability_cost(
+    jobs: Sequence[Job], args: argparse.Namespace, checked: Run, work_cpu_s: float
+) -> Run:
+    """The embedded run again with every exercise's trainability checks off: their cost, as
+    CPU per grading of the service's tree and of the in-process work, checks on / off."""
+    with exercises_forward_only() as folder:
+        baseline_work_s = work_cpu_per_grading(jobs, args.work_reps, folder)
+        baseline = run_embedded(jobs, args, folder)
+    report(baseline, baseline_work_s, args.concurrency)
+    tree = checked.cpu.tree / baseline.cpu.tree
+    print("\n" + ratio_line("with trainability / forward only, service's CPU per grading", tree))
+    print(
+        ratio_line(
+            "with trainability / forward only, in-process work", work_cpu_s / baseline_work_s
+        )
+    )
+    return baseline
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=["embedded", "workers", "both"], default="embedded")
@@ -434,6 +484,11 @@ def main() -> None:
         help="a DB for benchmarks; the run's keys are deleted after",
     )
     parser.add_argument("--postgres", default="postgres@127.0.0.1:5432", help="user@host:port")
+    parser.add_argument(
+        "--forward-only",
+        action="store_true",
+        help="also run embedded with the trainability checks off, and print what they cost",
+    )
     add_service_env_option(parser)
     args = parser.parse_args()
 
@@ -447,6 +502,8 @@ def main() -> None:
     if len(runs) == 2:
         kept = runs[1].throughput / runs[0].throughput
         print("\n" + ratio_line("workers / embedded throughput", kept, ">= 0.9: keeps it"))
+    if args.forward_only:
+        runs.append(trainability_cost(jobs, args, runs[0], work_cpu_s))
     if any(run.problems for run in runs):
         sys.exit(1)
 

@@ -5,7 +5,8 @@ the process that runs it (medians over --runs, after one untimed round):
 
 - in-process, the work itself: loading the submission (compiling it under the policy and running
   its module), its visible tests, the probes on them (properties and weights), its hidden tests,
-  and judging (comparing with the reference's outputs, diagnosing);
+  the trainability checks (gradient passes, inputs scaled up: `grader.trainability`), and judging
+  (comparing with the reference's outputs, diagnosing);
 - sandboxed, the same work in children forked from this process once it is set up as the warm
   process is (`warm_process.load_runtime`, `warm_up`, `settle_for_forking`), with what the sandbox
   adds around it: the fork (in the warm process), the child's hardening (`prepare` right after
@@ -21,7 +22,10 @@ submission twice, once in each child (the hidden tests run apart from the visibl
 What a grading costs the API besides (HTTP, the database, waking the waiter) is its share in
 `bench/load.py`, less the supervisor's part here.
 
-    python bench/phases.py [--runs N]
+It ends with the cost of the trainability checks: the sandboxed total against the same total
+without them (forward only).
+
+    python bench/phases.py [--runs N] [--exercise SLUG]
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import NoReturn
 
 from _common import CORRECT, SECRET, SLUG, ms
@@ -52,20 +57,28 @@ from grader.sandbox.protocol import decode_event, decode_job, encode_event, enco
 from grader.sandbox.scratch import make_scratch, remove_scratch
 from grader.sandbox.transcript import EventReporter, Transcript
 from grader.settings import GraderSettings
+from grader.spec import Exercise
 
 PRELOAD = ("torch", "numpy")
 Seconds = dict[str, float]
 
 
 def job_variants(plan: ExercisePlan, source: str) -> dict[str, Job]:
-    visible = plan.visible_job(source)
-    tests = sum(1 for test in plan.tests if test.visible)
+    visible, hidden = plan.visible_job(source), plan.hidden_job(source, plan.draw())
+    shown = [test for test in plan.tests if test.visible]
+    tests, probes = len(shown), sum(len(test.probes) for test in shown)
+    hidden_tests = len(plan.tests) - tests
     return {
         "load": replace(visible, calls=()),
         "visible tests": replace(visible, calls=visible.calls[:tests]),
+        "visible with probes": replace(visible, calls=visible.calls[: tests + probes]),
         "visible job": visible,
-        "hidden job": plan.hidden_job(source, plan.draw()),
+        "hidden tests": replace(hidden, calls=hidden.calls[:hidden_tests]),
+        "hidden job": hidden,
     }
+
+
+TRAINABILITY = "trainability (gradients, scale)"
 
 
 def work_split(cost: dict[str, float]) -> Seconds:
@@ -73,8 +86,12 @@ def work_split(cost: dict[str, float]) -> Seconds:
     return {
         "load the submission (x2)": 2 * cost["load"],
         "visible tests": cost["visible tests"] - cost["load"],
-        "probes (properties, weights)": cost["visible job"] - cost["visible tests"],
-        "hidden tests": cost["hidden job"] - cost["load"],
+        "probes (properties, weights)": cost["visible with probes"] - cost["visible tests"],
+        "hidden tests": cost["hidden tests"] - cost["load"],
+        TRAINABILITY: cost["visible job"]
+        - cost["visible with probes"]
+        + cost["hidden job"]
+        - cost["hidden tests"],
     }
 
 
@@ -93,8 +110,7 @@ def in_process(plan: ExercisePlan, jobs: dict[str, Job]) -> Seconds:
 
 def judged(plan: ExercisePlan, jobs: dict[str, Job], runs: dict[str, Execution]) -> float:
     draw = {test.spec.name: test.cases[0] for test in plan.tests if not test.visible}
-    hidden = replace(jobs["hidden job"], calls=tuple(case.call for case in draw.values()))
-    hidden_run = InProcessSandbox().run(hidden)
+    hidden_run = InProcessSandbox().run(plan.hidden_job(jobs["load"].source, draw))
     started = time.process_time()
     judge(plan, runs["visible job"], HiddenRun(draw, hidden_run))
     return time.process_time() - started
@@ -210,14 +226,28 @@ def print_table(work: Seconds, boxed: Seconds) -> None:
     boxed_total = sum(boxed.values()) + work["judge (compare, diagnose)"]
     print(f"{'total':<32} {ms(sum(work.values()))} {ms(boxed_total)}")
     print(f"sandboxed / in-process = {boxed_total / sum(work.values()):.2f}x")
+    forward_only = boxed_total - boxed[TRAINABILITY]
+    print(
+        f"with trainability / forward only (sandboxed) = {boxed_total / forward_only:.2f}x "
+        f"({ms(boxed_total).strip()} against {ms(forward_only).strip()})"
+    )
+
+
+def solution_of(exercise: Exercise) -> Path:
+    """The seed's common real answer, or another exercise's first solution."""
+    if exercise.spec.slug == SLUG:
+        return CORRECT
+    return sorted((exercise.folder / "solutions").glob("*.py"))[0]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--exercise", default=SLUG, help="a slug (default: the seed exercise)")
     args = parser.parse_args()
-    plan = build_plan(Catalog.from_folder(GraderSettings().exercises_dir).get(SLUG), SECRET)
-    jobs = job_variants(plan, CORRECT.read_text(encoding="utf-8"))
+    exercise = Catalog.from_folder(GraderSettings().exercises_dir).get(args.exercise)
+    plan = build_plan(exercise, SECRET)
+    jobs = job_variants(plan, solution_of(exercise).read_text(encoding="utf-8"))
     warm_process.load_runtime(PRELOAD)
     warm_process.warm_up(PRELOAD)
     # As the warm process: settled last, with nothing allocated after it before the forks.

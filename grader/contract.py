@@ -27,6 +27,11 @@ class Policy:
     forbidden: tuple[str, ...] = ()
 
 
+# The largest gradient a gradient pass sends back, per tensor: a call's outputs are bounded by
+# `Call.max_output_elements` (the reference's size), a parameter's gradient by this.
+MAX_GRADIENT_ELEMENTS = 1 << 22
+
+
 @dataclass(frozen=True)
 class Backprop:
     """A call's gradient pass (`grader.backprop`): the same forward with gradients on, then a

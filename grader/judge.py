@@ -113,6 +113,10 @@ def judge(
         diagnosis=diagnosis + trainability.findings,
         properties=properties + trainability.properties,
     )
+    if trainability.findings and not scored:
+        codes = ", ".join(finding.code for finding in trainability.findings)
+        message = f"{report.message}; but the code would not train ({codes}): see the diagnosis"
+        report = report.model_copy(update={"message": message})
     unfinished = any(test.call.id not in visible.outcomes for test in shown)
     if hidden is not None and hidden.execution.starved:
         report = _hidden_not_run(report)

@@ -4,6 +4,7 @@ visible test's inputs scaled up, each with what the reference does on it."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -39,7 +40,12 @@ def gradient_case(
         draw_cotangents(seed, tuple(floating)), LEARNING_RATE, drawn_positions(test)
     )
     call = case.call
-    gradient_call = dataclasses.replace(call, id=f"{call.id} [gradients]", backprop=backprop)
+    gradient_call = dataclasses.replace(
+        call,
+        id=f"{call.id} [gradients]",
+        backprop=backprop,
+        max_output_elements=_largest(case.expected),
+    )
     job = make_job(exercise.spec, "", (gradient_call,))
     return GradientCase(gradient_call, reference.backprop(gradient_call, job))
 
@@ -57,9 +63,16 @@ def scaled_cases(
             call, id=f"{call.id} [x{scale:g}]", args=scaled(test, call.args, scale)
         )
         expected = reference.run(scaled_call, make_job(exercise.spec, "", (scaled_call,)))
+        scaled_call = dataclasses.replace(scaled_call, max_output_elements=_largest(expected))
         if all(_finite(output) for output in expected):
             cases.append(ScaledCase(scale, Case(scaled_call, expected)))
     return tuple(cases)
+
+
+def _largest(outputs: tuple[OutputValue, ...]) -> int:
+    """The elements of the reference's largest output: all a submission's output on the same
+    call may send back (a larger one is a wrong shape, described, never sent)."""
+    return max((math.prod(output.shape or ()) for output in outputs), default=1)
 
 
 def _finite(output: OutputValue) -> bool:

@@ -18,6 +18,7 @@ import numpy as np
 
 from grader.call_fields import call_fields, call_from_fields
 from grader.contract import (
+    MAX_GRADIENT_ELEMENTS,
     Call,
     CallOutcome,
     Job,
@@ -213,7 +214,10 @@ def _violation(obj: dict[str, Any]) -> Violation:
 def _decode_outcome(frame: Frame, job: Job) -> CallOutcome:
     header = frame.header
     call = _call(job, header)
-    arrays = iter(decode_arrays(frame, call.max_output_elements))
+    cap = call.max_output_elements
+    arrays = iter(
+        decode_arrays(frame, cap if call.backprop is None else max(cap, MAX_GRADIENT_ELEMENTS))
+    )
     outputs = header.get("outputs")
     if outputs is not None:
         outputs = _decode_outputs(typed(outputs, list, "'outputs'"), arrays, job)
