@@ -18,7 +18,7 @@ from grader.settings import GraderSettings
 
 SLUG = "scaled-dot-product-attention"  # a function: the quickest exercise to grade
 SOURCE = GraderSettings().exercises_dir / SLUG
-SOLUTIONS = ("add_mask_then_softmax", "manual_softmax_no_grad", "notebook_style")
+SOLUTIONS = ("add_mask_then_softmax", "logsumexp_softmax", "notebook_style")
 MISTAKES = {
     "boolean_keep_mask": "boolean-keep-mask",
     "missing_scaling": "missing-scaling",
