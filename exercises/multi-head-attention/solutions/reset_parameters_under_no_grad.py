@@ -1,0 +1,58 @@
+# Style: a reset_parameters() that fills every weight in place under torch.no_grad() (uniform_, zero_), called from the constructor.
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class SelfAttention(nn.Module):
+    """One attention head: bidirectional scaled dot-product self-attention."""
+
+    def __init__(self, embedding_dim: int, head_dim: int):
+        super().__init__()
+        self.query = nn.Linear(embedding_dim, head_dim)
+        self.key = nn.Linear(embedding_dim, head_dim)
+        self.value = nn.Linear(embedding_dim, head_dim)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.query.in_features)
+        with torch.no_grad():
+            for layer in (self.query, self.key, self.value):
+                layer.weight.uniform_(-bound, bound)
+                layer.bias.zero_()
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        q, k, v = self.query(x), self.key(x), self.value(x)
+        attention = F.softmax(q @ k.transpose(-2, -1) / math.sqrt(k.size(-1)), dim=-1)
+        return attention @ v, attention
+
+
+class MultiHeadAttention(nn.Module):
+    # 1. Run h independent attention heads
+    # 2. Concatenate their outputs
+    # 3. Project back to the embedding dimension
+
+    def __init__(self, embedding_dim: int, num_heads: int, dropout: float = 0.1):
+        super().__init__()
+        # embedding_dim must be divisible by num_heads
+        assert embedding_dim % num_heads == 0
+        self.num_heads = num_heads
+        self.head_dim = embedding_dim // num_heads
+        self.embedding_dim = embedding_dim
+
+        # create multiple attention heads
+        self.heads = nn.ModuleList([
+            SelfAttention(embedding_dim, self.head_dim)
+            for _ in range(num_heads)
+        ])
+
+        # output projection
+        self.output_proj = nn.Linear(embedding_dim, embedding_dim)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        outs, attns = zip(*(head(x) for head in self.heads))
+        output = self.dropout(self.output_proj(torch.cat(outs, dim=-1)))
+        return output, torch.stack(attns, dim=1)

