@@ -8,15 +8,17 @@ import math
 
 import numpy as np
 
-from grader.contract import Backprop, Call, OutputValue
+from grader.contract import Backprop, Call, Gradients, OutputValue
 from grader.inputs import draw_cotangents, drawn_positions, scaled
 from grader.plan import Case, GradientCase, ScaledCase, make_job
 from grader.reference import Reference
 from grader.spec import Exercise, TestCaseSpec
 
-# One SGD step's size: large enough that a weight the optimizer cannot move changes the outputs
-# well past the comparison's tolerance, small enough that they stay in range.
-LEARNING_RATE = 0.05
+# One SGD step moves the reference's most-changed weight by this much (the learning rate is
+# chosen for each input set from the reference's gradients): enough to move the outputs well past
+# the comparison's tolerance wherever a weight does not train, little enough that they stay in
+# the range the forward was checked in, however large a test's gradients are.
+LARGEST_STEP = 0.05
 # Scores grow with the square of the inputs' scale: x10 overflows a softmax without its max
 # subtracted on some tests, x30 on nearly all.
 STABILITY_SCALES = (10.0, 30.0)
@@ -36,18 +38,31 @@ def gradient_case(
     floating = [array for array in arrays if array is not None and array.dtype.kind == "f"]
     if len(floating) != len(arrays):
         return None
-    backprop = Backprop(
-        draw_cotangents(seed, tuple(floating)), LEARNING_RATE, drawn_positions(test)
-    )
-    call = case.call
-    gradient_call = dataclasses.replace(
-        call,
-        id=f"{call.id} [gradients]",
-        backprop=backprop,
+    cotangents, wrt = draw_cotangents(seed, tuple(floating)), drawn_positions(test)
+    call = dataclasses.replace(
+        case.call,
+        id=f"{case.call.id} [gradients]",
+        backprop=Backprop(cotangents, learning_rate=0.0, wrt=wrt),
         max_output_elements=_largest(case.expected),
     )
-    job = make_job(exercise.spec, "", (gradient_call,))
-    return GradientCase(gradient_call, reference.backprop(gradient_call, job))
+    job = make_job(exercise.spec, "", (call,))
+    rate = _learning_rate(reference.backprop(call, job))
+    call = dataclasses.replace(call, backprop=Backprop(cotangents, rate, wrt))
+    return GradientCase(call, reference.backprop(call, job))
+
+
+def _learning_rate(gradients: Gradients) -> float:
+    """The rate at which one SGD step moves the reference's most-changed weight by
+    `LARGEST_STEP` (by no more, where every gradient is under 1)."""
+    largest = max(
+        (
+            float(np.abs(p.gradient).max(initial=0.0))
+            for p in gradients.parameters
+            if p.gradient is not None
+        ),
+        default=0.0,
+    )
+    return LARGEST_STEP / max(largest, 1.0)
 
 
 def scaled_cases(
