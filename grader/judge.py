@@ -115,7 +115,7 @@ def judge(
     )
     if trainability.findings and not scored:
         codes = ", ".join(finding.code for finding in trainability.findings)
-        message = f"{report.message}; but the code would not train ({codes}): see the diagnosis"
+        message = f"{report.message}; but it does not train as the reference does ({codes})"
         report = report.model_copy(update={"message": message})
     unfinished = any(test.call.id not in visible.outcomes for test in shown)
     if hidden is not None and hidden.execution.starved:

@@ -47,9 +47,10 @@ def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
         first_visible = visible and visible_seen < PROBED_TESTS_PER_KIND
         visible_seen += visible
         seeds = seeds_for(exercise.spec, test, secret, HIDDEN_INPUT_SETS)
-        backprop = _checks_gradients(exercise) and (
-            exercise.spec.trainability.scored or first_visible
-        )
+        # Gradient passes on the first visible tests, and where they are scored on every hidden
+        # test too (each costs about three forwards).
+        hidden_scored = not visible and exercise.spec.trainability.scored
+        backprop = _checks_gradients(exercise) and (first_visible or hidden_scored)
         cases = tuple(_case(exercise, reference, test, seed, backprop=backprop) for seed in seeds)
         probes: tuple[Probe, ...] = ()
         scaled: tuple[ScaledCase, ...] = ()

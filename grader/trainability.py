@@ -114,7 +114,8 @@ def _registration_faults(
         yield Fault(
             step,
             NOT_REGISTERED,
-            f"your module registers {trainable} trainable weights, the reference {wanted}: weights "
+            f"your module's parameters hold {trainable} trainable values, the reference's {wanted}: "
+            "weights "
             "kept in a plain list or dict, as plain tensors, or made in forward are invisible to "
             "module.parameters() and to every optimizer; use nn.ModuleList, nn.ModuleDict, "
             "nn.Parameter, and make them in __init__",
@@ -123,7 +124,7 @@ def _registration_faults(
         yield Fault(
             step,
             UNEXPECTED_PARAMETERS,
-            f"your module registers {trainable} trainable weights, the reference {wanted}: "
+            f"your module's parameters hold {trainable} trainable values, the reference's {wanted}: "
             "remove the layers or parameters the exercise does not ask for",
         )
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import pytest
 
 from grader.catalog import Catalog
-from grader.proof import Proof
+from grader.proof import Proof, diagnosed
 from grader.proof_cli import prove_catalog, render_proof
 from grader.proof_warnings import lenient_hidden_tests
 from grader.report import Report, ReportStatus, TestStatus
 from grader.settings import GraderSettings
+from grader.trainability import TRAINABILITY_CODES
 
 pytestmark = pytest.mark.slow
 
@@ -85,3 +86,59 @@ def test_the_forbidden_builtin_is_rejected_with_its_line(proofs: dict[str, Proof
     assert report.status is ReportStatus.REJECTED
     assert "MultiheadAttention" in report.diagnosis[0].message
     assert report.diagnosis[0].line == 8
+
+
+# Correct code that a trainability check could mistake for broken code: each passes with no
+# finding in the proof above; listed here so that the corpus cannot quietly shrink.
+TRICKY_BUT_CORRECT = {
+    "fused-qkv-attention": ["logsumexp_softmax", "masked_fill_minus_1e9"],
+    "multi-head-attention": ["buffer_scale_manual_softmax", "reset_parameters_under_no_grad"],
+    SEED_EXERCISE: [
+        "detached_attention_cache",
+        "max_subtracted_manual_softmax",
+        "nanogpt_tril_buffer",
+        "setattr_getattr_heads",
+    ],
+    "multi-headed-self-attention-projection": [
+        "handmade_parameter_projection",
+        "no_grad_debug_print",
+        "setattr_heads_einsum_projection",
+    ],
+    ATTENTION_FUNCTION: [
+        "custom_function_softmax",
+        "logsumexp_softmax",
+        "mask_helper_under_no_grad",
+    ],
+    "torch-multihead-parity": [
+        "einsum_max_subtracted_softmax",
+        "handmade_parameters_reset_under_no_grad",
+    ],
+}
+
+
+def test_the_trainability_mutation_suite_is_caught_and_named(proofs: dict[str, Proof]) -> None:
+    """Every mistake declared with a trainability code, across the torch exercises: at least 20,
+    every code among them, at least 95% named exactly (the proof asks for all)."""
+    graded = [
+        (mistake.spec.diagnosis, diagnosed(report))
+        for proof in proofs.values()
+        for mistake, report in proof.mistakes
+        if mistake.spec.diagnosis in TRAINABILITY_CODES
+    ]
+    named = sum(got == [declared] for declared, got in graded)
+    assert len(graded) >= 20
+    assert {declared for declared, _ in graded} == TRAINABILITY_CODES
+    assert named >= 0.95 * len(graded), graded
+
+
+@pytest.mark.parametrize(
+    ("slug", "name"), [(slug, name) for slug, names in TRICKY_BUT_CORRECT.items() for name in names]
+)
+def test_tricky_but_correct_code_trains_unflagged(
+    proofs: dict[str, Proof], slug: str, name: str
+) -> None:
+    """The proof graded the file as a solution: full marks and no finding, or a problem
+    naming it."""
+    path = CATALOG.get(slug).folder / "solutions" / f"{name}.py"
+    assert path.is_file()
+    assert not [problem for problem in proofs[slug].problems if f"/solutions/{name}.py" in problem]
