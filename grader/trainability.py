@@ -103,6 +103,7 @@ def _registration_faults(
     trainable = _elements(p for p in actual if p.trainable)
     frozen = [p.name for p in actual if not p.trainable]
     step = TrainabilityCheck.OPTIMIZER_STEP
+    held = f"your module's parameters hold {trainable} trainable values, the reference's {wanted}"
     if trainable < wanted and frozen:
         yield Fault(
             step,
@@ -114,18 +115,16 @@ def _registration_faults(
         yield Fault(
             step,
             NOT_REGISTERED,
-            f"your module's parameters hold {trainable} trainable values, the reference's {wanted}: "
-            "weights "
-            "kept in a plain list or dict, as plain tensors, or made in forward are invisible to "
-            "module.parameters() and to every optimizer; use nn.ModuleList, nn.ModuleDict, "
-            "nn.Parameter, and make them in __init__",
+            f"{held}: weights kept in a plain list or dict, as plain tensors, or made in forward "
+            "are invisible to module.parameters() and to every optimizer; use nn.ModuleList, "
+            "nn.ModuleDict, nn.Parameter, and make them in __init__",
         )
     elif trainable > wanted:
         yield Fault(
             step,
             UNEXPECTED_PARAMETERS,
-            f"your module's parameters hold {trainable} trainable values, the reference's {wanted}: "
-            "remove the layers or parameters the exercise does not ask for",
+            f"{held}: remove the layers or parameters the exercise does not ask for (an unused "
+            "layer gets no gradient)",
         )
 
 
