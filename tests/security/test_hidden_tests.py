@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = ROOT / "exercises"
 SEED = "multi-headed-self-attention"
 PARITY = "torch-multihead-parity"
+FUSED = "fused-qkv-attention"  # trainability scored: a hidden test's bit covers its gradients
 
 # Acts on what only a hidden test has (a context of length 2, one head, 9 tokens: see the seed
 # exercise's hidden tests), through every channel a run has.
@@ -60,6 +61,28 @@ class MultiHeadedSelfAttention(nn.Module):
 """
 
 
+# Trains wrong only where a hidden test's shapes say so, and talks from the backward pass: a
+# hook prints the gradient and raises with its values, on hidden inputs alone.
+LEAKY_GRADIENTS = (
+    (EXERCISES / FUSED / "solutions/reshape_chunk_scaled_dot_product.py")
+    .read_text()
+    .replace(
+        "        return self.linear_layer(values)",
+        """        out = self.linear_layer(values)
+        if sequence_length == 2 and out.requires_grad:
+            out.register_hook(lambda grad: print("hidden gradient", grad.flatten()[:3].tolist()))
+            return out.detach()
+        if self.num_heads == 1 and out.requires_grad:
+
+            def shout(grad):
+                raise ValueError(f"hidden gradient {grad.flatten()[0].item()}")
+
+            out.register_hook(shout)
+        return out""",
+    )
+)
+
+
 def view(report: Report) -> dict[str, Any]:
     """What a student sees, less the hidden tests' bits and what is summed from them, and less
     durations (noise from one run to the next)."""
@@ -87,6 +110,7 @@ SUBMITTED = {
     "correct": (SEED, CORRECT),
     "a common mistake": (SEED, (EXERCISES / SEED / "mistakes/missing_scaling.py").read_text()),
     "leaky": (SEED, LEAKY),
+    "leaky through its gradients": (FUSED, LEAKY_GRADIENTS),
     "printing its seed, with grader-drawn weights": (
         PARITY,
         (EXERCISES / PARITY / "solutions/in_proj_chunk_split_heads.py")
@@ -117,6 +141,22 @@ def test_a_hidden_run_shows_one_bit_per_test(graders: tuple[Grader, Grader]) -> 
     }
     assert all(test.stdout == "" and test.duration_ms is None for test in hidden)
     assert "hidden input" not in report.model_dump_json()
+
+
+def test_a_hidden_gradient_pass_shows_one_bit_per_test(graders: tuple[Grader, Grader]) -> None:
+    grader, _ = graders
+    report = grader.grade(FUSED, LEAKY_GRADIENTS)
+    bits = {test.name: (test.status, test.message) for test in report.tests}
+    failed = (TestStatus.FAILED, "hidden test: failed")
+    assert bits["context length 2, causal mask"] == bits["one head, causal mask"] == failed
+    assert all(
+        test.status is TestStatus.PASSED
+        for test in report.tests
+        if test.visibility.value == "visible"
+    )
+    assert report.diagnosis == []
+    assert {check.status.value for check in report.properties} <= {"passed"}
+    assert "hidden gradient" not in report.model_dump_json()
 
 
 def test_no_seed_of_a_hidden_input_reaches_the_submission(graders: tuple[Grader, Grader]) -> None:
