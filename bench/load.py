@@ -97,6 +97,14 @@ EXPECTED = {
     "layers_in_another_order": Verdict("failed", ("weights-differ",)),
     "float_head_size": Verdict("failed"),  # crashes in every test: nothing to diagnose
     "uses_builtin_attention": Verdict("rejected", ("not-allowed",)),
+    # Trainability is reported in this exercise: full marks, and the finding.
+    "no_grad_printoptions": Verdict("passed", ("no-autograd-graph",)),
+    "rounded_through_tolist": Verdict("passed", ("no-autograd-graph",)),
+    "heads_in_plain_list": Verdict("passed", ("parameters-not-registered",)),
+    "weights_as_plain_tensors": Verdict("passed", ("parameters-not-registered",)),
+    "frozen_seeded_weights": Verdict("passed", ("frozen-parameters",)),
+    "unused_output_projection": Verdict("passed", ("unexpected-parameters",)),
+    "softmax_exp_over_sum": Verdict("passed", ("numerically-unstable",)),
 }
 
 

@@ -17,8 +17,6 @@ from grader.spec import WeightSource
 from grader.trainability import Fault, gradient_faults, stability_fault
 from grader.trainability_spec import TrainabilityCheck
 
-_NOT_JUDGED = "not checked: the tests it runs on must match the reference's outputs first"
-
 
 @dataclass(frozen=True)
 class Trainability:
@@ -43,7 +41,9 @@ def judge_trainability(
         found = [fault for fault in found if fault.check in judged]
         if found:
             faults[test.spec.name] = found
-    properties = [_property(check, judged[check], faults) for check in wanted]
+    # A check none of whose tests matched the reference's outputs says nothing: the outputs are
+    # the mistake to fix first.
+    properties = [_property(check, judged[check], faults) for check in wanted if judged[check]]
     return Trainability(faults, properties, _findings(faults))
 
 
@@ -102,8 +102,6 @@ def _property(
                     status=PropertyStatus.FAILED,
                     message=f"{fault.message} (test {test!r})",
                 )
-    if judged == 0:
-        return PropertyCheck(name=check.value, status=PropertyStatus.SKIPPED, message=_NOT_JUDGED)
     tests = "test" if judged == 1 else "tests"
     return PropertyCheck(
         name=check.value,

@@ -13,7 +13,8 @@ from browser_support import open_page, skip_without_a_browser, submit, type_solu
 from playwright.sync_api import Browser, Locator, Page, Route, ViewportSize, expect
 
 from grader.catalog import Catalog
-from grader.contract import CallOutcome, Execution, Termination, Violation
+from grader.contract import CallOutcome, Execution, Gradients, Termination, Violation
+from grader.hidden_verdicts import HiddenRun
 from grader.judge import judge
 from grader.plan import ExercisePlan, TestPlan
 from grader.plan_building import build_plan
@@ -70,6 +71,30 @@ def timed_out(plan: ExercisePlan) -> Report:
         detail=CPU_USED_UP,
     )
     return judge(plan, execution)
+
+
+def untrainable(plan: ExercisePlan) -> Report:
+    """Every output right (the seed exercise reports trainability, for no points), and a
+    gradient pass that finds no autograd graph: a forward under torch.no_grad()."""
+    outcomes = {}
+    for test in visible(plan):
+        for call in (test.call, *(probe.call for probe in test.probes)):
+            outcomes[call.id] = CallOutcome(call.id, outputs=test.expected)
+        for scaled in test.scaled:
+            outcomes[scaled.case.call.id] = CallOutcome(scaled.case.call.id, scaled.case.expected)
+        gradients = test.cases[0].gradients
+        if gradients is not None:
+            none = Gradients(graph=False, inputs=(None,), parameters=gradients.expected.parameters)
+            outcomes[gradients.call.id] = CallOutcome(
+                gradients.call.id, test.expected, gradients=none
+            )
+    hidden = {test.spec.name: test.cases[0] for test in plan.tests if not test.visible}
+    hidden_outcomes = {name: CallOutcome(name, case.expected) for name, case in hidden.items()}
+    return judge(
+        plan,
+        Execution(Termination.COMPLETED, outcomes),
+        HiddenRun(hidden, Execution(Termination.COMPLETED, hidden_outcomes)),
+    )
 
 
 def graded(page: Page, base_url: str, report: Report) -> Locator:
@@ -162,6 +187,21 @@ def test_a_failing_test_says_its_mismatch_once(
         ]
     )
     shoot(report, f"report-failing-{size}.png")
+    page.close()
+
+
+def test_full_marks_that_cannot_train_say_why_first(
+    browser: Browser, base_url: str, plan: ExercisePlan
+) -> None:
+    page = browser.new_page(viewport=SIZES["desktop"])
+    made = untrainable(plan)
+    assert made.score == made.max_score
+    report = graded(page, base_url, made)
+    expect(report.locator(".verdict .message")).to_contain_text(
+        "but it does not train as the reference does (no-autograd-graph)"
+    )
+    expect(report.locator(".diagnosis")).to_contain_text("your output carries no autograd graph")
+    expect(report.locator(".properties li", has_text="gradients")).to_contain_text("failed")
     page.close()
 
 
