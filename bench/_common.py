@@ -8,6 +8,7 @@ busy machine slows both sides alike; nothing here asserts on absolute times.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import signal
@@ -82,12 +83,18 @@ def grade_checked(grader: Grader, source: str) -> None:
         raise SystemExit(f"the benchmark's submission did not pass: {report.message}")
 
 
+@functools.cache
+def _configure_torch_once() -> None:
+    """`configure_torch`, which torch lets a process do once (a run may build several floors)."""
+    configure_torch()
+
+
 @contextmanager
 def in_process_grader(exercises_dir: Path | None = None) -> Iterator[Grader]:
     """The engine with no isolation at all: the floor of any grader, the work itself."""
     # The floor does the same work the same way as the sandboxed children: torch set up as in
     # the warm process (one thread; without it OpenMP spin-waits dominate on a busy machine).
-    configure_torch()
+    _configure_torch_once()
     sandbox = InProcessSandbox()
     try:
         folder = exercises_dir or GraderSettings().exercises_dir
