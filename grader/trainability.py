@@ -40,9 +40,6 @@ def codes_of(checks: Iterable[TrainabilityCheck], *, module: bool) -> frozenset[
     return codes if module else codes - _CODES[TrainabilityCheck.OPTIMIZER_STEP]
 
 
-# Gradients agree to the exercise's 4 decimals once divided by the larger of 1 and the
-# reference's largest gradient: an absolute floor where gradients are zero in theory (float
-# noise near 1e-7 in both programs), relative where a sum over a batch makes them large.
 # Scaled inputs are held to 1% of the reference's largest output: float32 rounding grows with
 # the scale, a wrong or non-finite softmax is off by the output's own size.
 _STABILITY_SLACK = 100.0
@@ -87,11 +84,9 @@ def gradient_faults(
 
 
 def _both_checks(code: str, message: str) -> list[Fault]:
-    """A fault that leaves nothing to train: neither check can hold."""
-    return [Fault(check, code, message) for check in _GRADIENT_CHECKS]
-
-
-_GRADIENT_CHECKS = (TrainabilityCheck.GRADIENTS, TrainabilityCheck.OPTIMIZER_STEP)
+    """A fault that leaves nothing to train: neither check of the gradient pass can hold."""
+    checks = (TrainabilityCheck.GRADIENTS, TrainabilityCheck.OPTIMIZER_STEP)
+    return [Fault(check, code, message) for check in checks]
 
 
 def _registration_faults(
@@ -109,7 +104,7 @@ def _registration_faults(
             step,
             FROZEN,
             f"{_names(frozen)} {_is(frozen)} frozen (requires_grad=False): no optimizer will "
-            "change it; leave requires_grad at its default for the weights the statement asks for",
+            "change them; leave requires_grad at its default on the weights the statement names",
         )
     elif trainable < wanted:
         yield Fault(
@@ -158,6 +153,9 @@ def _gradient_faults(expected: Gradients, actual: Gradients, *, by_name: bool) -
 
 
 def _gradient_failure(what: str, actual: np.ndarray, expected: np.ndarray) -> str | None:
+    """Gradients agree to the exercise's 4 decimals once divided by the larger of 1 and the
+    reference's largest gradient: an absolute floor where gradients are zero in theory (float
+    noise near 1e-7 in both programs), relative where a sum over a batch makes them large."""
     comparison = _scaled_comparison(what, actual, expected, slack=1.0)
     if comparison.passed:
         return None
