@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from grader.sandbox.policy import autograd
+
 # Importable whatever the exercise: annotations (`from __future__ import annotations` is a
 # compiler directive; torchtyping is a stand-in whose `TensorType[...]` is torch.Tensor) and
 # the math module, none of which reaches a file, a process or another module.
@@ -32,7 +34,7 @@ ALWAYS_IMPORTABLE = frozenset({"__future__", "typing", "torchtyping", "math"})
 _SUBMODULES: Mapping[str, tuple[str, ...]] = {
     "torch": (
         "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft",
-        "torch.special",
+        "torch.special", "torch.autograd", "torch.autograd.function",
     ),
     "torch.nn": ("torch.nn.functional", "torch.nn.init"),
     "numpy": ("numpy.linalg",),
@@ -197,6 +199,8 @@ _ATTRIBUTE_RULES: Mapping[str, _Rule] = {
     "torch.linalg": _functions_from("torch._C._linalg"),
     "torch.fft": _functions_from("torch._C._fft"),
     "torch.special": _functions_from("torch._C._special"),
+    "torch.autograd": _exactly(*autograd.ALLOWED_ATTRIBUTES["torch.autograd"]),
+    "torch.autograd.function": _exactly(*autograd.ALLOWED_ATTRIBUTES["torch.autograd.function"]),
     "numpy": _numpy_attributes,
     "numpy.linalg": _functions_from("numpy.linalg"),
     "math": _functions_from("math"),
