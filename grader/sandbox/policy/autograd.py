@@ -42,8 +42,12 @@ _SAVED_TENSOR_HOOKS = (
 )
 _PROFILER = "profiles the whole process and writes traces to files"
 _FORWARD_AD = (
-    "forward-mode differentiation keeps its state for the whole process; a backward pass "
-    "needs only `torch.autograd.Function` and `torch.autograd.grad`"
+    "keeps forward-mode differentiation's state for the whole process; a backward pass needs "
+    "only `torch.autograd.Function` and `torch.autograd.grad`"
+)
+_GRADCHECK = (
+    "is a test to run on your own machine, where it may import what it needs (the sandbox "
+    "loads no module once your code runs); the grader checks your gradients itself"
 )
 
 # Refused names of `torch.autograd`, with the reason a student reads.
@@ -56,6 +60,8 @@ _REASONS: Mapping[str, str] = {
     "torch.autograd.profiler_legacy": _PROFILER,
     "torch.autograd.profiler_util": _PROFILER,
     "torch.autograd.forward_ad": _FORWARD_AD,
+    "torch.autograd.gradcheck": _GRADCHECK,
+    "torch.autograd.gradgradcheck": _GRADCHECK,
 }
 
 
