@@ -1,5 +1,6 @@
 """Backward passes of the submission's own: custom `torch.autograd.Function`s, hooks and
-`torch.autograd.grad`, run by `guest.execute` in this process under the policy's guards.
+`torch.autograd.grad`, run by `guest.execute` in this process under the policy's guards, and
+once in the real sandbox's confined child.
 
 A backward pass runs when the autograd engine calls it, after the code that built the graph has
 returned: these tests check that what it computes is right, and that what it may not do is
@@ -8,12 +9,16 @@ refused there as anywhere else.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pytest
 import torch
-from guest_support import Ended, run, violation_of
+from guest_support import TORCH_POLICY, Ended, run, violation_of
 
-from grader.contract import Call, CallOutcome
+from grader.contract import Call, CallOutcome, Job
+from grader.limits import SandboxLimits
+from grader.sandbox.process import WarmProcessSandbox
 
 X = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, -1.5]], dtype=np.float32)
 
@@ -44,7 +49,7 @@ STYLES = {
             with torch.enable_grad():
                 x = x.detach().requires_grad_(True)
                 y = ScaledSquare.apply(x, 3.0)
-                (grad,) = torch.autograd.grad(y, x, torch.ones_like(y))
+                (grad,) = torch.autograd.grad(y.sum(), x)
             return torch.stack([y.detach(), grad])
         """,
     "setup_context, mark_non_differentiable, set_materialize_grads, .backward()": """
@@ -101,26 +106,46 @@ STYLES = {
                 leaf = x.detach().requires_grad_(True)
                 leaf.register_hook(lambda grad: SEEN.append(grad.shape))
                 y = ScaledSquare.apply(leaf)
-                torch.autograd.backward(y, torch.ones_like(y))
+                torch.autograd.backward(y.sum())
             assert SEEN == [leaf.shape]
             return torch.stack([y.detach(), leaf.grad])
         """,
 }
 
 
-def only_outcome(source: str, *calls: Call) -> CallOutcome:
-    (outcome, *_) = run(source, calls=calls or (Call("only", (X,)),)).outcomes
-    return outcome
-
-
-@pytest.mark.parametrize("source", STYLES.values(), ids=STYLES.keys())
-def test_a_custom_backward_runs_under_the_guards_and_gives_its_gradient(source: str) -> None:
-    outcome = only_outcome(source)
+def assert_output_and_gradient(outcome: CallOutcome) -> None:
     assert outcome.error is None, outcome.error
     assert outcome.outputs is not None
     (output,) = outcome.outputs
     assert output.array is not None
     np.testing.assert_allclose(output.array, np.stack([3 * X * X, 6 * X]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("source", STYLES.values(), ids=STYLES.keys())
+def test_a_custom_backward_runs_under_the_guards_and_gives_its_gradient(source: str) -> None:
+    (outcome,) = run(source, calls=(Call("only", (X,)),)).outcomes
+    assert_output_and_gradient(outcome)
+
+
+@pytest.mark.slow
+def test_a_custom_backward_runs_in_the_confined_child_too() -> None:
+    # seccomp there refuses new threads, Landlock any file a lazy import would read: the
+    # autograd engine on the CPU needs neither.
+    sandbox = WarmProcessSandbox(slots=1)
+    try:
+        for source in STYLES.values():
+            job = Job(
+                textwrap.dedent(source),
+                "f",
+                "function",
+                "torch",
+                TORCH_POLICY,
+                (Call("only", (X,)),),
+                SandboxLimits(),
+            )
+            assert_output_and_gradient(sandbox.run(job).outcomes["only"])
+    finally:
+        sandbox.close()
 
 
 MODULE = """
