@@ -82,7 +82,7 @@ STYLES = {
             assert not positive.requires_grad
             return torch.stack([y.detach(), leaf.grad])
         """,
-    "once_differentiable, a private ctx attribute, torch.autograd.backward, a hook": """
+    "once_differentiable, private names, torch.autograd.backward, a hook": """
         import torch
         from torch.autograd.function import once_differentiable
 
@@ -97,7 +97,11 @@ STYLES = {
             @once_differentiable
             def backward(ctx, grad_output):
                 (x,) = ctx.saved_tensors
-                return grad_output * 2 * ctx._scale * x
+                return grad_output * ScaledSquare._twice(ctx._scale * x)
+
+            @staticmethod
+            def _twice(x):
+                return 2 * x
 
         SEEN = []
 
