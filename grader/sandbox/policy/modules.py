@@ -1,9 +1,10 @@
 """What a submission may import, and what it may read from each module it imports.
 
 Imports: the exercise's `allowed_imports` name libraries (`torch`, `numpy`); allowing one allows
-its computational submodules too (`torch.nn.functional`, `torch.nn.init`, `numpy.linalg`...), and
-every exercise allows the modules that annotations and plain arithmetic use (`typing`,
-`torchtyping`, `__future__`, `math`). A leftover `import numpy as np` in a torch exercise is
+its computational submodules too (`torch.nn.functional`, `torch.nn.init`, `numpy.linalg`...,
+and `torch.autograd` for backward passes of one's own, see `autograd`), and every exercise
+allows the modules that annotations and plain arithmetic use (`typing`, `torchtyping`,
+`__future__`, `math`). A leftover `import numpy as np` in a torch exercise is
 allowed where the exercise lists numpy. An exercise narrows what is allowed with `forbidden`.
 
 Attributes of a module are read by allow-list, never deny-list: `import torch` hands out
