@@ -313,6 +313,9 @@ CASES = [
     guard("backward_anomaly_mode", "`torch.autograd.set_detect_anomaly` is not allowed"),
     guard("backward_saved_tensor_hooks", "`torch.autograd.graph` is not allowed"),
     ran("backward_grad_of_grader_input", TestStatus.FAILED, "differs"),
+    # Right answers forward; the escape waits in a backward that only the grader's own gradient
+    # pass calls.
+    guard("backward_escape_in_gradient_pass", "`torch.os` is not available"),
 ]
 
 
