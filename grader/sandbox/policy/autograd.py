@@ -5,10 +5,9 @@ Allowed, where the exercise allows torch: subclassing `Function` (static `forwar
 `backward(ctx, grad_output)`, or `setup_context`) and calling `Fn.apply(...)`; the context's
 public methods (`save_for_backward`, `saved_tensors`, `needs_input_grad`,
 `mark_non_differentiable`, `set_materialize_grads`...) and plain attributes of the submission's
-own (`ctx.scale = s`); `once_differentiable`; `torch.autograd.grad`, `torch.autograd.backward`,
-`gradcheck` and `gradgradcheck` (a check left in a notebook's cell), and the grad-mode switches
-(`torch.enable_grad()` was already allowed, as are `.backward()` and `Tensor.register_hook`).
-Why that is safe: a backward pass, a hook or a `Function` runs the
+own (`ctx.scale = s`); `once_differentiable`; `torch.autograd.grad`, `torch.autograd.backward`
+and the grad-mode switches (`torch.enable_grad()` was already allowed, as are `.backward()` and
+`Tensor.register_hook`). Why that is safe: a backward pass, a hook or a `Function` runs the
 submission's own code, compiled by the same policy and calling the same guards as its forward;
 torch only decides when. A refusal inside a backward pass ends the run as anywhere else.
 
@@ -25,7 +24,7 @@ import torch
 from torch.autograd.function import BackwardCFunction
 
 # What may be read from each module; every other attribute is refused by the allow-list.
-_AUTOGRAD = ("Function", "grad", "backward", "gradcheck", "gradgradcheck")
+_AUTOGRAD = ("Function", "grad", "backward")
 _GRAD_MODES = ("no_grad", "enable_grad", "set_grad_enabled", "inference_mode")
 ALLOWED_ATTRIBUTES: Mapping[str, frozenset[str]] = {
     "torch.autograd": frozenset(_AUTOGRAD + _GRAD_MODES),
@@ -46,6 +45,11 @@ _FORWARD_AD = (
     "keeps forward-mode differentiation's state for the whole process; a backward pass needs "
     "only `torch.autograd.Function` and `torch.autograd.grad`"
 )
+_GRADCHECK = (
+    "is a test to run on your own machine: it imports modules (torch.fx, sympy) that the "
+    "sandbox does not load, and none can be loaded once your code runs; the grader checks your "
+    "gradients itself"
+)
 
 # Refused names of `torch.autograd`, with the reason a student reads.
 _REASONS: Mapping[str, str] = {
@@ -57,6 +61,8 @@ _REASONS: Mapping[str, str] = {
     "torch.autograd.profiler_legacy": _PROFILER,
     "torch.autograd.profiler_util": _PROFILER,
     "torch.autograd.forward_ad": _FORWARD_AD,
+    "torch.autograd.gradcheck": _GRADCHECK,
+    "torch.autograd.gradgradcheck": _GRADCHECK,
 }
 
 
