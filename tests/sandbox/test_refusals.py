@@ -152,6 +152,27 @@ PAIRS = [
         "`torch.segment_reduce` is not available",
         "import torch\nf = torch.scatter_reduce",
     ),
+    # autograd: a backward pass of one's own, not the process-wide switches and hooks
+    Pair(
+        "import torch\ntorch.autograd.set_detect_anomaly(True)",
+        "switches anomaly mode on for the whole process",
+        "import torch\nx = torch.ones(2, requires_grad=True)\n"
+        "g = torch.autograd.grad((x * x).sum(), x)",
+    ),
+    Pair(
+        "import torch\nh = torch.autograd.graph.saved_tensors_hooks(abs, abs)",
+        "saved-tensor hooks and graph hooks run your code inside every backward pass",
+        "import torch\nx = torch.ones(2, requires_grad=True)\nh = x.register_hook(abs)",
+    ),
+    Pair(
+        "import torch\nclass Twice(torch.autograd.Function):\n    @staticmethod\n"
+        "    def forward(ctx, x):\n        return getattr(ctx, '_forward_cls')\n"
+        "y = Twice.apply(torch.ones(1))",
+        "`_forward_cls` is not allowed",
+        "import torch\nclass Twice(torch.autograd.Function):\n    @staticmethod\n"
+        "    def forward(ctx, x):\n        ctx._factor = 2\n        return x * ctx._factor\n"
+        "y = Twice.apply(torch.ones(1))",
+    ),
     # writes
     Pair(
         "import torch\ntorch.allclose = None",

@@ -302,6 +302,20 @@ CASES = [
     guard("memory_object_array_buffer", "numpy arrays of Python objects", slug=NUMPY),
     guard("memory_object_array_structured_iter", "numpy arrays of Python objects", slug=NUMPY),
     guard("memory_rnn_private_state_claimed", "`_flat_weights` is not allowed"),
+    # A backward pass of the submission's own (a custom autograd Function, a tensor hook) runs
+    # when the autograd engine calls it, after forward returned: under the same guards.
+    ran("backward_open_file", TestStatus.ERROR, "name 'open' is not defined"),
+    guard("backward_torch_os", "`torch.os` is not available"),
+    static("backward_ctx_mro", "`__mro__` is not allowed"),
+    guard("backward_ctx_private", "`_get_compiled_autograd_symints` is not allowed"),
+    ran("backward_saved_tensors_kept", TestStatus.ERROR, "after they have already been freed"),
+    guard("backward_hook_forbidden", "`torch.os` is not available"),
+    guard("backward_anomaly_mode", "`torch.autograd.set_detect_anomaly` is not allowed"),
+    guard("backward_saved_tensor_hooks", "`torch.autograd.graph` is not allowed"),
+    ran("backward_grad_of_grader_input", TestStatus.FAILED, "differs"),
+    # Right answers forward; the escape waits in a backward that only the grader's own gradient
+    # pass calls.
+    guard("backward_escape_in_gradient_pass", "`torch.os` is not available"),
 ]
 
 

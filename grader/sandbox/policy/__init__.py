@@ -6,6 +6,8 @@
 - `names`: which names and attributes are allowed, judged by name alone;
 - `ownership`: which classes, objects and private names are the submission's own;
 - `modules`: which modules may be imported, and what may be read from each;
+- `autograd`: what of `torch.autograd` may be used (a custom Function, whose `ctx` is the
+  submission's own), and why the rest is refused;
 - `output`, `formatter`, `refusals`: print, `str.format`, and what a refusal may say;
 - `unsafe`: attributes and calls of objects refused for what they reach (files, raw memory);
 - `library_guards`: checks put into torch for one job, which hold whoever calls: a forbidden

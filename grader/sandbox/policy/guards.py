@@ -36,7 +36,13 @@ from grader.sandbox.policy.names import (
 )
 from grader.sandbox.policy.output import Printer, StdoutCapture
 from grader.sandbox.policy.ownership import Ownership
-from grader.sandbox.policy.refusals import module_name, quotable, submission_line, write_refusal
+from grader.sandbox.policy.refusals import (
+    module_name,
+    quotable,
+    submission_line,
+    unavailable_refusal,
+    write_refusal,
+)
 from grader.sandbox.policy.unsafe import (
     HOLDS_NO_OBJECTS,
     ITEMS_HOLD_NO_OBJECTS,
@@ -265,12 +271,7 @@ class Guards:
         dotted = f"{allowed.name}.{name}"
         # Nothing outside the allow-list is even looked up: a module's lazy __getattr__ may import.
         if name not in allowed.attributes and dotted not in self._allowed_imports:
-            if dotted in sys.modules:
-                self.refuse(f"`{dotted}` is a module this exercise does not let you use")
-            self.refuse(
-                f"`{allowed.name}.{quotable(module, name)}` is not available in the grading "
-                f"sandbox: only the computational part of `{allowed.name}` is"
-            )
+            self.refuse(unavailable_refusal(allowed.name, module, name))
         return self._checked_value(getattr(module, name), f"`{dotted}`")
 
     def _check_object_attribute(self, obj: object, name: str) -> None:

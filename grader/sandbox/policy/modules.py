@@ -1,9 +1,10 @@
 """What a submission may import, and what it may read from each module it imports.
 
 Imports: the exercise's `allowed_imports` name libraries (`torch`, `numpy`); allowing one allows
-its computational submodules too (`torch.nn.functional`, `torch.nn.init`, `numpy.linalg`...), and
-every exercise allows the modules that annotations and plain arithmetic use (`typing`,
-`torchtyping`, `__future__`, `math`). A leftover `import numpy as np` in a torch exercise is
+its computational submodules too (`torch.nn.functional`, `torch.nn.init`, `numpy.linalg`...,
+and `torch.autograd` for backward passes of one's own, see `autograd`), and every exercise
+allows the modules that annotations and plain arithmetic use (`typing`, `torchtyping`,
+`__future__`, `math`). A leftover `import numpy as np` in a torch exercise is
 allowed where the exercise lists numpy. An exercise narrows what is allowed with `forbidden`.
 
 Attributes of a module are read by allow-list, never deny-list: `import torch` hands out
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from grader.sandbox.policy import autograd
+
 # Importable whatever the exercise: annotations (`from __future__ import annotations` is a
 # compiler directive; torchtyping is a stand-in whose `TensorType[...]` is torch.Tensor) and
 # the math module, none of which reaches a file, a process or another module.
@@ -32,7 +35,7 @@ ALWAYS_IMPORTABLE = frozenset({"__future__", "typing", "torchtyping", "math"})
 _SUBMODULES: Mapping[str, tuple[str, ...]] = {
     "torch": (
         "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft",
-        "torch.special",
+        "torch.special", "torch.autograd", "torch.autograd.function",
     ),
     "torch.nn": ("torch.nn.functional", "torch.nn.init"),
     "numpy": ("numpy.linalg",),
@@ -197,6 +200,8 @@ _ATTRIBUTE_RULES: Mapping[str, _Rule] = {
     "torch.linalg": _functions_from("torch._C._linalg"),
     "torch.fft": _functions_from("torch._C._fft"),
     "torch.special": _functions_from("torch._C._special"),
+    "torch.autograd": _exactly(*autograd.ALLOWED_ATTRIBUTES["torch.autograd"]),
+    "torch.autograd.function": _exactly(*autograd.ALLOWED_ATTRIBUTES["torch.autograd.function"]),
     "numpy": _numpy_attributes,
     "numpy.linalg": _functions_from("numpy.linalg"),
     "math": _functions_from("math"),

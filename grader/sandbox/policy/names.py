@@ -24,6 +24,8 @@ from collections.abc import Iterable
 
 from RestrictedPython.transformer import FORBIDDEN_FUNC_NAMES, INSPECT_ATTRIBUTES
 
+from grader.sandbox.policy import autograd
+
 # The `__name__` the submission runs under, hence the `__module__` of the classes it defines.
 SUBMISSION_MODULE = "submission"
 
@@ -130,7 +132,7 @@ def forbidden_message(written: str) -> str:
 
 
 def import_refusal(module: str, allowed: Iterable[str]) -> str:
-    return (
+    return autograd.refusal(module) or (
         f"importing `{module}` is not allowed in this exercise; you may import: "
         f"{', '.join(sorted(allowed)) or 'nothing'}"
     )

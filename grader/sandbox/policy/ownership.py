@@ -15,6 +15,7 @@ import functools
 
 import torch
 
+from grader.sandbox.policy.autograd import context_class, is_function_context
 from grader.sandbox.policy.names import SUBMISSION_MODULE
 
 
@@ -35,8 +36,12 @@ class Ownership:
         self._written: dict[int, tuple[object, dict[str, object]]] = {}
 
     def adopt(self, cls: type) -> None:
-        """Note `cls` as defined by the submission (its class statement just ran)."""
-        self._classes[id(cls)] = cls
+        """Note `cls` as defined by the submission (its class statement just ran), and, for a
+        custom autograd Function, the class of its contexts, which torch made with it: `ctx` is
+        the submission's own object as much as `self` is (`autograd.context_class`)."""
+        for own in (cls, context_class(cls)):
+            if own is not None:
+                self._classes[id(own)] = own
 
     def shadowed_internals(self, defined: type) -> list[str]:
         """The library's private names that the submission's classes on `defined`'s MRO bind,
@@ -142,14 +147,15 @@ class _OwnWrite:
 
 def defined_by_library(obj: object, name: str) -> bool:
     """Whether a library class of `obj` (or `nn.Module.__init__`, on every module, or a library
-    object's own `__init__`: `ParameterDict._keys`) defines `name`. A class the submission did
+    object's own `__init__`: `ParameterDict._keys`, but not a custom Function's `ctx`, whose
+    instance attributes are all its Function's) defines `name`. A class the submission did
     not write is told by its module, which a submission cannot set (`__module__` is a special
     name)."""
     if _library_class_defines(obj.__mro__ if isinstance(obj, type) else type(obj).__mro__, name):
         return True
     if isinstance(obj, torch.nn.Module) and name in _module_instance_internals():
         return True
-    library_object = type(obj).__module__ != SUBMISSION_MODULE
+    library_object = type(obj).__module__ != SUBMISSION_MODULE and not is_function_context(obj)
     return library_object and name in getattr(obj, "__dict__", {})
 
 

@@ -10,6 +10,7 @@ import sys
 import types
 
 from grader.call_execution import SUBMISSION_FILENAME
+from grader.sandbox.policy import autograd
 
 _COMPUTED_NAME = "<a name computed while running>"
 
@@ -50,6 +51,21 @@ def quotable(obj: object, name: str) -> str:
     except Exception:  # a broken __dir__ quotes nothing
         pass
     return _COMPUTED_NAME
+
+
+def unavailable_refusal(library: str, module: types.ModuleType, name: str) -> str:
+    """The refusal of `module.name`, which the allow-list of `library` (the module's name) leaves
+    out."""
+    dotted = f"{library}.{name}"
+    explained = autograd.refusal(dotted)
+    if explained is not None:
+        return explained
+    if dotted in sys.modules:
+        return f"`{dotted}` is a module this exercise does not let you use"
+    return (
+        f"`{library}.{quotable(module, name)}` is not available in the grading sandbox: only "
+        f"the computational part of `{library}` is"
+    )
 
 
 def module_name(module: types.ModuleType) -> str:
