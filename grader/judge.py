@@ -94,7 +94,12 @@ def judge(
     scored = plan.exercise.spec.trainability.scored
     # Scored, trainability decides verdicts; reported, it is an extra like the properties.
     trainability = (
-        judge_trainability(plan, visible.outcomes, passed)
+        judge_trainability(
+            plan,
+            visible.outcomes,
+            passed,
+            stopped_early=visible.termination is not Termination.COMPLETED,
+        )
         if scored or time.monotonic() < deadline
         else Trainability(properties=_unchecked(plan.exercise.spec.trainability_checks))
     )

@@ -53,8 +53,12 @@ _DETACHED = (
 @dataclass(frozen=True)
 class Fault:
     check: TrainabilityCheck
-    code: str
+    code: str | None  # None: the run stopped before the check's call finished
     message: str
+
+
+# The checks a gradient pass decides.
+GRADIENT_PASS = (TrainabilityCheck.GRADIENTS, TrainabilityCheck.OPTIMIZER_STEP)
 
 
 def gradient_faults(
@@ -85,8 +89,7 @@ def gradient_faults(
 
 def _both_checks(code: str, message: str) -> list[Fault]:
     """A fault that leaves nothing to train: neither check of the gradient pass can hold."""
-    checks = (TrainabilityCheck.GRADIENTS, TrainabilityCheck.OPTIMIZER_STEP)
-    return [Fault(check, code, message) for check in checks]
+    return [Fault(check, code, message) for check in GRADIENT_PASS]
 
 
 def _registration_faults(

@@ -14,7 +14,7 @@ from grader.contract import CallOutcome
 from grader.plan import Case, ExercisePlan, TestPlan
 from grader.report import Finding, PropertyCheck, PropertyStatus
 from grader.spec import WeightSource
-from grader.trainability import Fault, gradient_faults, stability_fault
+from grader.trainability import GRADIENT_PASS, Fault, gradient_faults, stability_fault
 from grader.trainability_spec import TrainabilityCheck
 
 
@@ -26,9 +26,16 @@ class Trainability:
 
 
 def judge_trainability(
-    plan: ExercisePlan, outcomes: Mapping[str, CallOutcome], passed: set[str]
+    plan: ExercisePlan,
+    outcomes: Mapping[str, CallOutcome],
+    passed: set[str],
+    *,
+    stopped_early: bool = False,
 ) -> Trainability:
-    """The checks judged on the visible tests whose outputs matched (`passed`)."""
+    """The checks judged on the visible tests whose outputs matched (`passed`). Where the run
+    stopped early, a test whose check's call never finished is held to have failed it (code must
+    not pass a scored check by never letting it finish); the report says why the run stopped,
+    once, and the property is not judged."""
     wanted = plan.exercise.spec.trainability_checks
     if not wanted:
         return Trainability()
@@ -37,7 +44,7 @@ def judge_trainability(
     for test in plan.tests:
         if test.spec.name not in passed:
             continue
-        found = _test_faults(plan, test, outcomes, judged)
+        found = _test_faults(plan, test, outcomes, judged, stopped_early)
         found = [fault for fault in found if fault.check in judged]
         if found:
             faults[test.spec.name] = found
@@ -52,19 +59,24 @@ def _test_faults(
     test: TestPlan,
     outcomes: Mapping[str, CallOutcome],
     judged: dict[TrainabilityCheck, int],
+    stopped_early: bool,
 ) -> list[Fault]:
     found = []
     gradient_case = test.cases[0].gradients
     if gradient_case is not None:
-        faults = gradient_faults(
-            gradient_case.expected, outcomes.get(gradient_case.call.id), by_name=_by_name(plan)
-        )
-        if faults is not None:
+        outcome = outcomes.get(gradient_case.call.id)
+        faults = gradient_faults(gradient_case.expected, outcome, by_name=_by_name(plan))
+        if outcome is None and stopped_early:
+            found += [_unfinished(check, "gradient pass") for check in GRADIENT_PASS]
+        elif faults is not None:
             for check in (TrainabilityCheck.GRADIENTS, TrainabilityCheck.OPTIMIZER_STEP):
                 judged[check] = judged.get(check, 0) + 1
             found += faults
     for scaled in test.scaled:
         outcome = outcomes.get(scaled.case.call.id)
+        if outcome is None and stopped_early:
+            found.append(_unfinished(TrainabilityCheck.STABILITY, "run on larger inputs"))
+            break
         if outcome is None:
             continue
         judged[TrainabilityCheck.STABILITY] = judged.get(TrainabilityCheck.STABILITY, 0) + 1
@@ -73,6 +85,11 @@ def _test_faults(
             found.append(fault)
             break
     return found
+
+
+def _unfinished(check: TrainabilityCheck, what: str) -> Fault:
+    """A check whose call the run never finished: no code to name; the report says why."""
+    return Fault(check, None, f"its {what} did not run: the run stopped before it")
 
 
 def hidden_case_trains(plan: ExercisePlan, case: Case, outcomes: Mapping[str, CallOutcome]) -> bool:
@@ -96,7 +113,7 @@ def _property(
 ) -> PropertyCheck:
     for test, found in faults.items():
         for fault in found:
-            if fault.check is check:
+            if fault.check is check and fault.code is not None:
                 return PropertyCheck(
                     name=check.value,
                     status=PropertyStatus.FAILED,
@@ -114,6 +131,8 @@ def _findings(faults: Mapping[str, list[Fault]]) -> list[Finding]:
     by_code: dict[str, Finding] = {}
     for test, found in faults.items():
         for fault in found:
+            if fault.code is None:  # the run's stop, which the report says already
+                continue
             finding = by_code.setdefault(
                 fault.code, Finding(code=fault.code, message=fault.message)
             )

@@ -16,9 +16,24 @@ import pytest
 import torch
 from torch import nn
 
-from grader.call_execution import run_call
-from grader.contract import Backprop, Call, CallOutcome, Gradients, Job, ParameterGradient, Policy
+from grader.call_execution import describe_exception, run_call
+from grader.catalog import Catalog
+from grader.contract import (
+    Backprop,
+    Call,
+    CallOutcome,
+    Execution,
+    Gradients,
+    Job,
+    ParameterGradient,
+    Policy,
+    Termination,
+)
+from grader.judge import judge
 from grader.limits import SandboxLimits
+from grader.plan import ExercisePlan
+from grader.plan_building import build_plan
+from grader.settings import GraderSettings
 from grader.trainability import (
     FROZEN,
     GRADIENT_MISMATCH,
@@ -170,12 +185,10 @@ def expected() -> Gradients:
     return gradients
 
 
-def codes(entry: type[nn.Module]) -> set[str]:
+def codes(entry: type[nn.Module]) -> set[str | None]:
     try:
         outcome = gradient_pass(entry)
     except Exception as error:  # as run_calls reports it
-        from grader.call_execution import describe_exception  # noqa: PLC0415
-
         outcome = CallOutcome(CALL.id, None, describe_exception(error))
     faults = gradient_faults(expected(), outcome, by_name=False)
     assert faults is not None
@@ -265,3 +278,23 @@ def test_a_stable_softmax_holds_at_scale(correct: type[nn.Module]) -> None:
     reference = _scaled(Attention, 30.0).outputs
     assert reference is not None
     assert stability_fault(30.0, reference, _scaled(correct, 30.0)) is None
+
+
+@pytest.fixture(scope="module")
+def scored_plan() -> ExercisePlan:
+    catalog = Catalog.from_folder(GraderSettings().exercises_dir)
+    return build_plan(catalog.get("fused-qkv-attention"), secret="trainability")
+
+
+def test_a_scored_check_whose_pass_never_ran_fails_its_test(scored_plan: ExercisePlan) -> None:
+    """Right outputs, then the run ends before the gradient passes (a backward that never
+    returns): the tests those passes belong to fail, and nothing is named."""
+    shown = [test for test in scored_plan.tests if test.visible]
+    outcomes = {test.call.id: CallOutcome(test.call.id, test.expected) for test in shown}
+    stopped = Execution(Termination.TIMEOUT, outcomes, detail="used up its 10 s of CPU")
+    report = judge(scored_plan, stopped)
+    checked = {test.spec.name for test in shown if test.cases[0].gradients is not None}
+    failed = {test.name: test.message for test in report.tests if test.status.value == "failed"}
+    assert checked and checked <= failed.keys()
+    assert all("gradient pass did not run" in failed[name] for name in checked)
+    assert report.diagnosis == []
