@@ -36,6 +36,10 @@ allowed_imports = ["$framework"]
 # FILL IN: the built-ins that would do the work for the student (or leave the list empty).
 forbidden = []
 properties = []
+# Trainability (gradients, one SGD step, inputs scaled up) is checked and scored by default:
+# docs/exercises.md says how to report it for no points, keep some checks, or turn it off.
+# [trainability]
+# counts = "scored"
 
 # FILL IN: the tests: shapes that show every mistake in mistakes/ on the visible ones.
 [[tests]]
