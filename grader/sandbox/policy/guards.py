@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import builtins
 import importlib
-import operator
 import sys
 import types
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
@@ -21,6 +20,7 @@ import torch
 
 from grader.contract import Policy, Violation
 from grader.sandbox.policy.formatter import FORMAT_METHODS, GuardedFormatter
+from grader.sandbox.policy.inplace import inplace
 from grader.sandbox.policy.modules import (
     allowed_modules,
     importable_modules,
@@ -56,22 +56,6 @@ from grader.sandbox.policy.unsafe import (
     holds_objects,
     raw_class_refusal,
 )
-
-_INPLACE_OPERATORS: Mapping[str, Callable[[Any, Any], Any]] = {
-    "+=": operator.iadd,
-    "-=": operator.isub,
-    "*=": operator.imul,
-    "/=": operator.itruediv,
-    "%=": operator.imod,
-    "**=": operator.ipow,
-    "<<=": operator.ilshift,
-    ">>=": operator.irshift,
-    "|=": operator.ior,
-    "^=": operator.ixor,
-    "&=": operator.iand,
-    "//=": operator.ifloordiv,
-    "@=": operator.imatmul,
-}
 
 
 class Guards:
@@ -307,8 +291,3 @@ class Guards:
         if known is np.ndarray:
             return self._array_class
         self.refuse(raw_class_refusal(known))
-
-
-def inplace(symbol: str, target: Any, value: Any) -> Any:
-    """`target op= value` for `_inplacevar_` and the item and attribute forms."""
-    return _INPLACE_OPERATORS[symbol](target, value)

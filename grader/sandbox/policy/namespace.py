@@ -11,7 +11,8 @@ from typing import Any, NoReturn
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
 from grader.contract import Policy, Violation
-from grader.sandbox.policy.guards import Guards, inplace
+from grader.sandbox.policy.guards import Guards
+from grader.sandbox.policy.inplace import inplace
 from grader.sandbox.policy.names import SUBMISSION_MODULE
 from grader.sandbox.policy.output import StdoutCapture
 
