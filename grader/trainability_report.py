@@ -45,7 +45,7 @@ def judge_trainability(
         if test.spec.name not in passed:
             continue
         found = _test_faults(plan, test, outcomes, judged, stopped_early)
-        found = [fault for fault in found if fault.check in judged]
+        found = [fault for fault in found if fault.check in wanted]
         if found:
             faults[test.spec.name] = found
     # A check none of whose tests matched the reference's outputs says nothing: the outputs are
@@ -69,22 +69,37 @@ def _test_faults(
         if outcome is None and stopped_early:
             found += [_unfinished(check, "gradient pass") for check in GRADIENT_PASS]
         elif faults is not None:
-            for check in (TrainabilityCheck.GRADIENTS, TrainabilityCheck.OPTIMIZER_STEP):
-                judged[check] = judged.get(check, 0) + 1
+            _count(judged, GRADIENT_PASS)
             found += faults
+    stability = _stability_faults(test, outcomes, stopped_early)
+    if stability is not None:
+        if not any(fault.code is None for fault in stability):
+            _count(judged, (TrainabilityCheck.STABILITY,))
+        found += stability
+    return found
+
+
+def _count(judged: dict[TrainabilityCheck, int], checks: tuple[TrainabilityCheck, ...]) -> None:
+    """One more test judged for each of `checks` the exercise asks for."""
+    for check in checks:
+        if check in judged:
+            judged[check] += 1
+
+
+def _stability_faults(
+    test: TestPlan, outcomes: Mapping[str, CallOutcome], stopped_early: bool
+) -> list[Fault] | None:
+    """The test's first scale at which the code breaks, if any; None where no scaled call ran."""
+    ran = False
     for scaled in test.scaled:
         outcome = outcomes.get(scaled.case.call.id)
         if outcome is None and stopped_early:
-            found.append(_unfinished(TrainabilityCheck.STABILITY, "run on larger inputs"))
-            break
-        if outcome is None:
-            continue
-        judged[TrainabilityCheck.STABILITY] = judged.get(TrainabilityCheck.STABILITY, 0) + 1
+            return [_unfinished(TrainabilityCheck.STABILITY, "run on larger inputs")]
+        ran = ran or outcome is not None
         fault = stability_fault(scaled.scale, scaled.case.expected, outcome)
         if fault is not None:
-            found.append(fault)
-            break
-    return found
+            return [fault]
+    return [] if ran else None
 
 
 def _unfinished(check: TrainabilityCheck, what: str) -> Fault:
@@ -114,10 +129,11 @@ def _property(
     for test, found in faults.items():
         for fault in found:
             if fault.check is check and fault.code is not None:
+                # The diagnosis says what and how to fix it: said once, there.
                 return PropertyCheck(
                     name=check.value,
                     status=PropertyStatus.FAILED,
-                    message=f"{fault.message} (test {test!r})",
+                    message=f"{fault.code} in test {test!r}: see the diagnosis",
                 )
     tests = "test" if judged == 1 else "tests"
     return PropertyCheck(

@@ -202,6 +202,7 @@ def test_full_marks_that_cannot_train_say_why_first(
     )
     expect(report.locator(".diagnosis")).to_contain_text("your output carries no autograd graph")
     expect(report.locator(".properties li", has_text="gradients")).to_contain_text("failed")
+    shoot(report, "report-untrainable-desktop.png")
     page.close()
 
 
