@@ -54,7 +54,8 @@ def backpropagate(
     Raises what the submission raises (a `.numpy()` on a tensor that requires grad, say)."""
     request, max_elements = call.backprop, MAX_GRADIENT_ELEMENTS
     assert request is not None, "a call without a gradient pass"
-    differentiable = _require_grad(args, request.wrt)
+    pristine = _copies(args)  # for the forward after the step: the code may change its inputs
+    leaves = _differentiate(args, request.wrt)
     with torch.enable_grad(), StraightThroughRounding():
         result = forward(*args)
         outputs = describe(result)
@@ -66,8 +67,8 @@ def backpropagate(
             loss = sum(((output * cotangent).sum() for output, cotangent in roots), torch.zeros(()))
             loss.backward()
     inputs = tuple(
-        _array(arg.grad, max_elements) if position in differentiable else None
-        for position, arg in enumerate(args)
+        _array(leaves[position].grad, max_elements) if position in leaves else None
+        for position in range(len(args))
     )
     if module is None:
         return outputs, Gradients(graph=bool(roots), inputs=inputs)
@@ -82,22 +83,33 @@ def backpropagate(
     )
     _sgd_step(module, request.learning_rate)
     with torch.no_grad():
-        stepped = describe(forward(*args))
+        stepped = describe(forward(*pristine))
     return outputs, Gradients(bool(roots), inputs, parameters, stepped)
 
 
-def _require_grad(args: list[Any], wrt: tuple[int, ...]) -> set[int]:
-    """The positions of `wrt` that hold a floating tensor, each now requiring grad; an argument
-    passed twice counts at its first position only."""
-    seen: set[int] = set()
-    positions = set()
+def _differentiate(args: list[Any], wrt: tuple[int, ...]) -> dict[int, torch.Tensor]:
+    """A leaf requiring grad for each floating tensor at a position of `wrt` (at its first
+    position, for an argument passed twice), by position; the code gets a copy of it in `args`
+    (the same copy wherever the argument was passed), so that an in-place change of an input,
+    which autograd refuses on a leaf, runs as it would in training."""
+    leaves: dict[int, torch.Tensor] = {}
+    copies: dict[int, torch.Tensor] = {}
     for position in wrt:
         arg = args[position] if position < len(args) else None
-        if type(arg) is torch.Tensor and arg.is_floating_point() and id(arg) not in seen:
-            arg.requires_grad_(True)
-            seen.add(id(arg))
-            positions.add(position)
-    return positions
+        if type(arg) is torch.Tensor and arg.is_floating_point() and id(arg) not in copies:
+            leaves[position] = arg.detach().requires_grad_(True)
+            copies[id(arg)] = leaves[position].clone()
+    args[:] = [copies.get(id(arg), arg) for arg in args]
+    return leaves
+
+
+def _copies(args: list[Any]) -> list[Any]:
+    """Fresh copies of the tensor arguments, an argument passed twice still one tensor."""
+    copies: dict[int, torch.Tensor] = {}
+    for arg in args:
+        if type(arg) is torch.Tensor and id(arg) not in copies:
+            copies[id(arg)] = arg.detach().clone()
+    return [copies.get(id(arg), arg) for arg in args]
 
 
 def _roots(result: Any, cotangents: tuple[np.ndarray, ...]) -> list[tuple[torch.Tensor, Any]]:

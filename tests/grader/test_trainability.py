@@ -95,6 +95,15 @@ class SoftmaxByHand(Attention):
         return torch.round(exp / exp.sum(-1, keepdim=True) @ self.value(x), decimals=4)
 
 
+class ChangesItsInputInPlace(Attention):
+    """Correct, if careless: halves its input in place and doubles it back."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x /= 2.0
+        x *= 2.0
+        return super().forward(x)
+
+
 class UnderNoGrad(Attention):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         with torch.no_grad():
@@ -196,7 +205,15 @@ def codes(entry: type[nn.Module]) -> set[str | None]:
 
 
 @pytest.mark.parametrize(
-    "correct", [Attention, RoundedByHand, RoundedByMethod, SoftmaxByHand, NaiveSoftmax]
+    "correct",
+    [
+        Attention,
+        RoundedByHand,
+        RoundedByMethod,
+        SoftmaxByHand,
+        NaiveSoftmax,
+        ChangesItsInputInPlace,
+    ],
 )
 def test_correct_forms_train_as_the_reference(correct: type[nn.Module]) -> None:
     assert codes(correct) == set()
