@@ -32,7 +32,7 @@ entry_point = "$entry"
 reference = "reference.$module"
 $weights
 outputs = ["output"]
-allowed_imports = ["$framework"]
+allowed_imports = $imports
 # FILL IN: the built-ins that would do the work for the student (or leave the list empty).
 forbidden = []
 properties = []
@@ -187,7 +187,13 @@ def _spec(slug: str, module: str, entry: str, kind: EntryKind, framework: Framew
         # which a submission creates its layers.
         weights='weights = "grader"' if is_module else "",
         init="init = { embedding_dim = 8 }" if is_module else "",
+        imports=_ALLOWED_IMPORTS[framework],
     )
+
+
+# What the seed exercises allow: a torch exercise numpy too, for the `import numpy as np` that
+# notebooks leave behind (a refusal of correct code is a bug; forbid what would do the work).
+_ALLOWED_IMPORTS = {Framework.TORCH: '["torch", "numpy"]', Framework.NUMPY: '["numpy"]'}
 
 
 def _code(entry: str, kind: EntryKind, framework: Framework, role: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 import sys
+import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -14,15 +15,22 @@ import pytest
 
 import reference
 from grader import cli
+from grader.proof import MIN_SOLUTIONS
 from grader.settings import GraderSettings
 
 SLUG = "scaled-dot-product-attention"  # a function: the quickest exercise to grade
 SOURCE = GraderSettings().exercises_dir / SLUG
-SOLUTIONS = ("add_mask_then_softmax", "notebook_style", "typing_einsum_ellipsis")
+SOLUTIONS = (
+    "add_mask_then_softmax",
+    "logsumexp_softmax",
+    "notebook_style",
+    "typing_einsum_ellipsis",
+)
 MISTAKES = {
     "boolean_keep_mask": "boolean-keep-mask",
     "missing_scaling": "missing-scaling",
     "scaled_by_d_k": "scaled-by-d-k",
+    "softmax_over_queries": None,
 }
 
 Run = Callable[..., tuple[int, str, str]]
@@ -52,7 +60,7 @@ def run(capsys: pytest.CaptureFixture[str]) -> Run:
 
 
 def copy_of_the_exercise(exercises: Path, mistakes: Mapping[str, str | None] = MISTAKES) -> Path:
-    """The scaled dot-product exercise with three solutions, and `mistakes` (file name:
+    """The scaled dot-product exercise with four solutions, and `mistakes` (file name:
     declared diagnosis) declared as such."""
     folder = exercises / SLUG
     shutil.copytree(SOURCE, folder, ignore=shutil.ignore_patterns("*.py", "mistakes.toml"))
@@ -91,6 +99,8 @@ def test_each_problem_gets_a_line_naming_its_file(exercises: Path, run: Run) -> 
     shutil.copy(right, folder / "starter.py")
     shutil.copy(right, folder / "mistakes" / "not_a_mistake.py")
     shutil.copy(SOURCE / "mistakes" / "missing_scaling.py", folder / "solutions" / "unscaled.py")
+    refused = "import os\n" + right.read_text(encoding="utf-8")
+    (folder / "solutions" / "with_os.py").write_text(refused, encoding="utf-8")
     with (folder / "exercise.toml").open("a", encoding="utf-8") as spec:  # the first test again
         spec.write('[[tests]]\nname = "twin"\nseed = 99\ninputs = [{ shape = [1, 4, 8] }, ')
         spec.write("{ shape = [1, 4, 8] }, { shape = [1, 4, 8] }]\n")
@@ -110,14 +120,17 @@ def test_each_problem_gets_a_line_naming_its_file(exercises: Path, run: Run) -> 
     )
     assert found[1].startswith(f"{where}/solutions/unscaled.py: fails 'batch 1, no heads axis")
     assert found[2].startswith(
-        f"{where}/mistakes/not_a_mistake.py: passes every visible test: add or change a visible "
+        f"{where}/solutions/with_os.py: refused (Nothing ran: line 1: importing `os` is not "
     )
     assert found[3].startswith(
+        f"{where}/mistakes/not_a_mistake.py: passes every visible test: add or change a visible "
+    )
+    assert found[4].startswith(
         f"{where}/mistakes/scaled_by_d_k.py: gets diagnosis scaled-by-d-k, mistakes.toml "
         "declares missing-scaling (this exercise's codes: boolean-keep-mask, gradient-mismatch, "
         "missing-scaling, no-autograd-graph, not-allowed, numerically-unstable, scaled-by-d-k)"
     )
-    assert len(found) == 4
+    assert len(found) == 5
     warnings = [line for line in out.splitlines() if line.startswith("warning ")]
     assert any(
         "tests 'batch 1, no heads axis, no mask', " in line
@@ -142,9 +155,9 @@ def test_a_hidden_test_that_mistakes_pass_is_a_warning_naming_both(
     warnings = [line for line in out.splitlines() if line.startswith("warning ")]
     assert (
         f"warning exercises/{SLUG}/exercise.toml: hidden test 'one token' gives its points to "
-        "known mistakes that fail every visible test (missing_scaling, scaled_by_d_k): give it a "
-        "case they get wrong (at least two tokens where it is about attention), unless it keeps "
-        "a promise they are right on"
+        "known mistakes that fail every visible test (missing_scaling, scaled_by_d_k, "
+        "softmax_over_queries): give it a case they get wrong (at least two tokens where it is "
+        "about attention), unless it keeps a promise they are right on"
     ) in warnings
     # boolean_keep_mask passes it too, and the visible tests without a mask: not warned of.
     assert not any("boolean_keep_mask" in line and "hidden test" in line for line in warnings)
@@ -217,4 +230,11 @@ def test_an_unfilled_skeleton_fails_with_what_to_fill_in(
         "PROBLEM reference/causal_attention.py: CausalAttention reference failed on batch 1 "
         "(NotImplementedError): fix the reference"
     ) in out
+    assert (
+        f"PROBLEM {folder}/solutions/: has 1, needs at least {MIN_SOLUTIONS}: add correct files "
+        "in the styles students write"
+    ) in out
+    # The seed exercises' imports: a notebook's leftover `import numpy as np` is not refused.
+    spec = tomllib.loads((exercises / "causal-attention" / "exercise.toml").read_text())
+    assert spec["allowed_imports"] == ["torch", "numpy"]
     assert code == 1
