@@ -7,6 +7,7 @@ process, so both are constructed, loaded and called in exactly the same way.
 from __future__ import annotations
 
 import difflib
+import inspect
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
@@ -114,6 +115,7 @@ def run_call(entry: Any, call: Call, job: Job) -> tuple[tuple[OutputValue, ...],
 
 
 def _construct(cls: Any, call: Call, name: str) -> torch.nn.Module:
+    _check_parameter_names(cls, call.init_kwargs, name)
     if call.seed is not None:
         torch.manual_seed(call.seed)
     module = cls(**call.init_kwargs)
@@ -123,6 +125,34 @@ def _construct(cls: Any, call: Call, name: str) -> torch.nn.Module:
         load_parameters(module, call.parameters, strict=call.strict_parameters)
     module.eval()
     return module
+
+
+def _check_parameter_names(cls: Any, init_kwargs: Mapping[str, object], name: str) -> None:
+    """The statement fixes the constructor's parameter names, as it fixes the class's: the grader
+    passes its arguments by those names, and a constructor that calls one otherwise is refused
+    with the name it has instead (not called positionally: an order guessed could be wrong)."""
+    try:
+        parameters = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: the call itself will say
+        return
+    if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
+        return
+    named = [
+        parameter.name
+        for parameter in parameters
+        if parameter.kind
+        in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    ]
+    missing = [argument for argument in init_kwargs if argument not in named]
+    if not missing:
+        return
+    wanted = ", ".join(f"{argument}=..." for argument in init_kwargs)
+    closest = difflib.get_close_matches(missing[0], named, n=1, cutoff=0.6)
+    instead = f": did you name it `{closest[0]}`?" if closest else ""
+    raise ContractError(
+        f"the grader calls `{name}({wanted})`, by the names the statement gives, and your "
+        f"`__init__` has no parameter `{missing[0]}`{instead}"
+    )
 
 
 def load_parameters(
