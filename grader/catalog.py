@@ -15,7 +15,7 @@ from pathlib import Path
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 from grader.reference_source import check_reference
 from grader.spec import Exercise, load_exercise
-from grader.versions import fingerprint, reference_folders
+from grader.versions import add_references_beside, fingerprint, reference_folders
 
 
 def catalog_fingerprint(folder: Path) -> str:
@@ -39,6 +39,7 @@ class Catalog:
     def scan(cls, folder: Path) -> Catalog:
         """Check every exercise folder (one holding an exercise.toml), its reference module
         parsed (not run) included; keep the broken ones' problems."""
+        add_references_beside(folder)
         exercises, problems = [], {}
         for path in sorted(path.parent for path in folder.glob("*/exercise.toml")):
             try:

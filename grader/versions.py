@@ -7,6 +7,7 @@ restored by `git checkout`, may change content without a newer time, or the time
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
 from collections.abc import Iterable
 from pathlib import Path
@@ -25,6 +26,19 @@ def exercise_version(folder: Path, reference_file: Path) -> str:
 def fingerprint(folders: Iterable[Path]) -> str:
     """A hash of every file under these folders: equal while nothing in them changed."""
     return _digest((path.as_posix(), path) for folder in folders for path in content_files(folder))
+
+
+def add_references_beside(exercises: Path) -> None:
+    """The one rule for where reference modules live: in `reference/` beside the exercises
+    folder (where `new-exercise` writes them). That folder joins the `reference` package, first,
+    so a course's own catalog, mounted anywhere, has its references found, imported (one
+    importing another included) and watched as the project's are."""
+    folder = exercises.resolve().parent / "reference"
+    package = importlib.import_module("reference")  # its __init__ imports nothing
+    if folder.is_dir() and str(folder) not in {
+        str(Path(path).resolve()) for path in package.__path__
+    }:
+        package.__path__.insert(0, str(folder))
 
 
 def reference_folders() -> list[Path]:

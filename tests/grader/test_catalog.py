@@ -239,3 +239,38 @@ def test_a_reference_that_raises_at_import_is_listed_but_broken_once_planned(
     assert cli.main(["check-exercise", SEED]) == 1
     [problem] = [text for text in capsys.readouterr().out.splitlines() if "PROBLEM" in text]
     assert problem.endswith(f"{expected}: fix the reference")
+
+
+def test_a_course_catalog_outside_the_project_has_its_references_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A course's own folder, mounted anywhere: `exercises/` and `reference/` side by side. Its
+    reference is found, loaded and graded with (one reference importing the project's too),
+    with no change to the project's `reference` package on disk."""
+    monkeypatch.setattr(reference, "__path__", list(reference.__path__))  # undone after
+    course = tmp_path / "course"
+    slug, module = "course-attention", "course_attention_beside"
+    shutil.copytree(EXERCISES / "scaled-dot-product-attention", course / "exercises" / slug)
+    edit(course / "exercises" / slug, 'slug = "scaled-dot-product-attention"', f'slug = "{slug}"')
+    edit(
+        course / "exercises" / slug,
+        '"reference.scaled_dot_product_attention"',
+        f'"reference.{module}"',
+    )
+    (course / "reference").mkdir()
+    (course / "reference" / f"{module}.py").write_text(
+        "from reference.scaled_dot_product_attention import *  # noqa: F403\n"
+        "from reference.scaled_dot_product_attention import VARIANTS, scaled_dot_product\n",
+        encoding="utf-8",
+    )
+    assert importlib.util.find_spec(f"reference.{module}") is None
+
+    catalog = Catalog.scan(course / "exercises")
+
+    assert catalog.problems == {}
+    exercise = catalog.get(slug)
+    assert exercise.reference_file == course / "reference" / f"{module}.py"
+    grader = Grader(catalog, InProcessSandbox(), "secret")
+    solution = (course / "exercises" / slug / "solutions" / "notebook_style.py").read_text()
+    report = grader.grade(slug, solution)
+    assert report.score == report.max_score, report.message
