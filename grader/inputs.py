@@ -131,9 +131,10 @@ def draw_cotangents(seed: int, like: tuple[np.ndarray, ...]) -> tuple[np.ndarray
 def scaled(test: TestCaseSpec, inputs: Inputs, scale: float) -> Inputs:
     """The inputs with every drawn tensor multiplied by `scale`; an argument passed twice stays
     one array."""
+    drawn = drawn_positions(test)
     copies = {
         id(value): value * value.dtype.type(scale)
         for position, value in enumerate(inputs)
-        if value is not None and position in drawn_positions(test)
+        if value is not None and position in drawn
     }
     return tuple(None if value is None else copies.get(id(value), value) for value in inputs)

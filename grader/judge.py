@@ -85,12 +85,13 @@ def judge(
         _judge_test(test, visible, stop) if test.visible else judge_hidden(plan, test, hidden)
         for test in plan.tests
     ]
-    failing = [
-        test
+    verdicts = [
+        (test, result.status is TestStatus.PASSED)
         for test, result in zip(plan.tests, results, strict=True)
-        if test.visible and result.status is not TestStatus.PASSED
+        if test.visible
     ]
-    passed = {test.spec.name for test in shown if test not in failing}
+    failing = [test for test, ok in verdicts if not ok]
+    passed = {test.spec.name for test, ok in verdicts if ok}
     scored = plan.exercise.spec.trainability.scored
     # Scored, trainability decides verdicts; reported, it is an extra like the properties.
     trainability = (

@@ -31,7 +31,7 @@ from grader.reference import Reference, run_trusted
 from grader.sandbox.torch_setup import configure_for_references
 from grader.spec import Exercise, RandomTensor, TestCaseSpec, Visibility, WeightSource
 from grader.trainability_plan import gradient_case, scaled_cases
-from grader.trainability_spec import TrainabilityCheck
+from grader.trainability_spec import GRADIENT_PASS, TrainabilityCheck
 from grader.variants import WrongVariant
 
 
@@ -68,8 +68,7 @@ def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
 
 
 def _checks_gradients(exercise: Exercise) -> bool:
-    checks = exercise.spec.trainability_checks
-    return TrainabilityCheck.GRADIENTS in checks or TrainabilityCheck.OPTIMIZER_STEP in checks
+    return any(check in exercise.spec.trainability_checks for check in GRADIENT_PASS)
 
 
 def _case(

@@ -17,7 +17,7 @@ import numpy as np
 
 from grader.compare import Check, Comparison, compare, compare_arrays
 from grader.contract import CallOutcome, Gradients, OutputValue, ParameterGradient
-from grader.trainability_spec import TrainabilityCheck
+from grader.trainability_spec import GRADIENT_PASS, TrainabilityCheck
 
 NO_GRAPH = "no-autograd-graph"
 NOT_REGISTERED = "parameters-not-registered"
@@ -55,10 +55,6 @@ class Fault:
     check: TrainabilityCheck
     code: str | None  # None: the run stopped before the check's call finished
     message: str
-
-
-# The checks a gradient pass decides.
-GRADIENT_PASS = (TrainabilityCheck.GRADIENTS, TrainabilityCheck.OPTIMIZER_STEP)
 
 
 def gradient_faults(

@@ -14,8 +14,8 @@ from grader.contract import CallOutcome
 from grader.plan import Case, ExercisePlan, TestPlan
 from grader.report import Finding, PropertyCheck, PropertyStatus
 from grader.spec import WeightSource
-from grader.trainability import GRADIENT_PASS, Fault, gradient_faults, stability_fault
-from grader.trainability_spec import TrainabilityCheck
+from grader.trainability import Fault, gradient_faults, stability_fault
+from grader.trainability_spec import GRADIENT_PASS, TrainabilityCheck
 
 
 @dataclass(frozen=True)
@@ -144,14 +144,16 @@ def _property(
 
 
 def _findings(faults: Mapping[str, list[Fault]]) -> list[Finding]:
-    by_code: dict[str, Finding] = {}
+    """One finding per code, with the first message and every test that shows it."""
+    evidence: dict[str, tuple[str, list[str]]] = {}
     for test, found in faults.items():
         for fault in found:
             if fault.code is None:  # the run's stop, which the report says already
                 continue
-            finding = by_code.setdefault(
-                fault.code, Finding(code=fault.code, message=fault.message)
-            )
-            if test not in finding.tests:
-                finding.tests.append(test)
-    return list(by_code.values())
+            tests = evidence.setdefault(fault.code, (fault.message, []))[1]
+            if test not in tests:
+                tests.append(test)
+    return [
+        Finding(code=code, message=message, tests=tests)
+        for code, (message, tests) in evidence.items()
+    ]

@@ -27,6 +27,8 @@ class TrainabilityCheck(StrEnum):
     STABILITY = "stability"  # the inputs scaled up: finite and close where the reference is
 
 
+# The checks a gradient pass decides (`grader.backprop`): an exercise with either runs one.
+GRADIENT_PASS = (TrainabilityCheck.GRADIENTS, TrainabilityCheck.OPTIMIZER_STEP)
 # What a NumPy exercise can be checked for: its code has no autograd.
 _NUMPY_CHECKS = (TrainabilityCheck.STABILITY,)
 

@@ -99,8 +99,8 @@ def load_runtime(preload: tuple[str, ...]) -> None:
 # Attention as students write it, through the policy: the compiler, the guards and their caches,
 # the ops (Linear, matmul, softmax, masked_fill, tril, cat, round) and printing a tensor and a
 # module all run once in the warm process, so that no child pays their lazy initialisation, and
-# none imports a module lazily, which a confined child could not (tensor printing does, and so
-# does the first backward pass: the gradient pass runs here too).
+# none imports a module lazily, which a confined child could not (tensor printing does). The
+# grader's gradient pass runs here too, so that no child pays the autograd engine's first use.
 _WARM_UP_SOURCE = """
 import torch
 
