@@ -17,7 +17,17 @@ import numpy as np
 import torch
 
 from grader.backprop import backpropagate
-from grader.contract import Call, CallOutcome, Gradients, Job, OutputValue, RaisedError, Violation
+from grader.contract import (
+    FORWARD,
+    Arg,
+    Call,
+    CallOutcome,
+    Gradients,
+    Job,
+    OutputValue,
+    RaisedError,
+    Violation,
+)
 
 # The file name the submission is compiled under, so tracebacks can point at its lines.
 SUBMISSION_FILENAME = "<submission>"
@@ -33,21 +43,38 @@ _TRANSFERABLE_TORCH_DTYPES = {
 }
 
 
+# The global RNG's seed right before each call in train mode (dropout's masks). One for every
+# test: a seed derived from a hidden test's would hand it to the submission.
+TRAIN_MODE_SEED = 0
+
+
 class ContractError(Exception):
     """The submission does not have the shape the exercise asks for (wrong parameter names, a
     constructor that returns no module...). Reported to the student as is, without its name."""
 
 
+def entry_points(job: Job) -> dict[str, str]:
+    """Every entry point the job's calls use, with its kind ("module" or "function")."""
+    used = {job.entry_point: job.kind}
+    used.update((call.entry_point, call.kind or job.kind) for call in job.calls if call.entry_point)
+    return used
+
+
 def missing_entry_point(job: Job, namespace: Mapping[str, object]) -> Violation | None:
-    """The refusal of a loaded submission that defines no entry point under the exercise's name,
-    naming the closest name it does define; None when the entry point is there."""
-    if namespace.get(job.entry_point) is not None:
-        return None
-    what = "class" if job.kind == "module" else "function"
-    message = f"your code defines no `{job.entry_point}`, the {what} this exercise grades"
+    """The refusal of a loaded submission that lacks an entry point the job calls, naming the
+    closest name it does define; None when they are all there."""
+    for name, kind in entry_points(job).items():
+        if namespace.get(name) is None:
+            return _missing(name, kind, namespace)
+    return None
+
+
+def _missing(entry_point: str, kind: str, namespace: Mapping[str, object]) -> Violation:
+    what = "class" if kind == "module" else "function"
+    message = f"your code defines no `{entry_point}`, the {what} this exercise grades"
     defined = _defined_names(namespace)
     by_lowercase = {name.lower(): name for name in defined}
-    closest = difflib.get_close_matches(job.entry_point.lower(), by_lowercase, n=1, cutoff=0.6)
+    closest = difflib.get_close_matches(entry_point.lower(), by_lowercase, n=1, cutoff=0.6)
     if closest:
         return Violation(f"{message}: did you mean `{by_lowercase[closest[0]]}`?")
     if defined:
@@ -68,12 +95,13 @@ def _defined_names(namespace: Mapping[str, object]) -> list[str]:
 
 
 def run_calls(
-    entry: object,
+    entries: Mapping[str, object],
     job: Job,
     take_stdout: Callable[[], str] = lambda: "",
     on_start: Callable[[Call], None] = lambda call: None,
 ) -> Iterator[CallOutcome]:
-    """Run each call of `job` on `entry` in turn, yielding one outcome per call.
+    """Run each call of `job` in turn on its entry point (found in `entries` by name), yielding
+    one outcome per call.
 
     An exception raised by the entry becomes the outcome's error; it never escapes.
     """
@@ -83,7 +111,7 @@ def run_calls(
         gradients = None
         try:
             outputs: tuple[OutputValue, ...] | None
-            outputs, gradients = run_call(entry, call, job)
+            outputs, gradients = run_call(entries[call.entry_point or job.entry_point], call, job)
             error = None
         except Exception as exc:  # the student's exception is data, not our failure
             outputs, error = None, describe_exception(exc)
@@ -99,19 +127,59 @@ def run_calls(
 
 def run_call(entry: Any, call: Call, job: Job) -> tuple[tuple[OutputValue, ...], Gradients | None]:
     """Construct (for a module) and call the entry point once, without grad, or run the call's
-    gradient pass (`grader.backprop`); raise what the entry raises."""
-    args = _as_framework_values(call.args, job.framework)
+    gradient pass (`grader.backprop`), or make each of its steps; raise what the entry raises."""
+    name = call.entry_point or job.entry_point
     with torch.no_grad():
-        module = _construct(entry, call, job.entry_point) if job.kind == "module" else None
+        module = _construct(entry, call, name) if (call.kind or job.kind) == "module" else None
     forward = entry if module is None else module
+    if call.steps:
+        return _run_steps(forward, call, job, name), None
+    args = _as_framework_values(call.args, job.framework)
+    names = job.outputs if call.outputs is None else call.outputs
 
     def describe(result: Any) -> tuple[OutputValue, ...]:
-        return describe_result(result, job.output_count, call.max_output_elements)
+        return describe_result(result, names, call.max_output_elements)
 
     if call.backprop is not None:
         return backpropagate(forward, module, args, call, describe)
     with torch.no_grad():
-        return describe(forward(*args)), None
+        return describe(_seeded(call, forward)(*args)), None
+
+
+def _run_steps(forward: Any, call: Call, job: Job, name: str) -> tuple[OutputValue, ...]:
+    """Each step's call on the one instance, in order; every step gives exactly its number of
+    outputs (a value that does not split into them describes each), so names stay aligned."""
+    outputs: list[OutputValue] = []
+    for step in call.steps:
+        target = forward if step.method == FORWARD else _method(forward, step.method, name)
+        args = _as_framework_values(step.args, job.framework)
+        with torch.set_grad_enabled(step.grad):
+            result = _seeded(call, target)(*args)
+        described = describe_result(result, step.outputs, call.max_output_elements)
+        if len(described) != len(step.outputs):
+            described = described[:1] * len(step.outputs)
+        outputs += described
+    return tuple(outputs)
+
+
+def _method(instance: Any, method: str, name: str) -> Callable[..., Any]:
+    found: Callable[..., Any] | None = getattr(instance, method, None)
+    if not callable(found):
+        raise ContractError(f"the grader calls `{name}.{method}(...)`, which your code lacks")
+    return found
+
+
+def _seeded(call: Call, target: Callable[..., Any]) -> Callable[..., Any]:
+    """`target`, called in train mode right after seeding the global RNG: dropout then draws
+    the same masks in the reference and in any code that draws them at the same places."""
+    if not call.train:
+        return target
+
+    def seeded(*args: Any) -> Any:
+        torch.manual_seed(TRAIN_MODE_SEED)
+        return target(*args)
+
+    return seeded
 
 
 def _construct(cls: Any, call: Call, name: str) -> torch.nn.Module:
@@ -123,7 +191,7 @@ def _construct(cls: Any, call: Call, name: str) -> torch.nn.Module:
         raise ContractError(f"`{name}(...)` made a {type(module).__name__}, not an nn.Module")
     if call.parameters:
         load_parameters(module, call.parameters, strict=call.strict_parameters)
-    module.eval()
+    module.train(call.train)
     return module
 
 
@@ -201,14 +269,15 @@ def _check_parameter_layout(own: dict[str, torch.nn.Parameter], wanted: dict[str
             )
 
 
-def _as_framework_values(args: tuple[np.ndarray | None, ...], framework: str) -> list[Any]:
+def _as_framework_values(args: tuple[Arg, ...], framework: str) -> list[Any]:
     """Fresh copies of the inputs, one per distinct array: an argument passed several times (the
-    same tensor as query, key and value) stays one object, as it would be in a notebook."""
+    same tensor as query, key and value) stays one object, as it would be in a notebook.
+    Scalars and None are passed as they are."""
     converted: dict[int, Any] = {}
     values: list[Any] = []
     for array in args:
-        if array is None:
-            values.append(None)
+        if not isinstance(array, np.ndarray):
+            values.append(array)
             continue
         if id(array) not in converted:
             copy = np.array(array, copy=True)
@@ -217,11 +286,27 @@ def _as_framework_values(args: tuple[np.ndarray | None, ...], framework: str) ->
     return values
 
 
-def describe_result(result: Any, output_count: int, max_elements: int) -> tuple[OutputValue, ...]:
-    """Split a returned value into the expected number of outputs and describe each one."""
-    if output_count > 1 and type(result) in (tuple, list) and len(result) == output_count:
+def describe_result(
+    result: Any, names: tuple[str, ...], max_elements: int
+) -> tuple[OutputValue, ...]:
+    """Split a returned value into the named outputs (a tuple or list in their order, or a dict
+    by their names) and describe each one; a value that does not split is described whole.
+    Nothing, for a call whose outputs are not compared."""
+    if not names:
+        return ()
+    if type(result) is dict and _keyed_by(result, names):
+        return tuple(describe_value(result[name], max_elements) for name in names)
+    if len(names) > 1 and type(result) in (tuple, list) and len(result) == len(names):
         return tuple(describe_value(item, max_elements) for item in result)
     return (describe_value(result, max_elements),)
+
+
+def _keyed_by(result: dict[Any, Any], names: tuple[str, ...]) -> bool:
+    return (
+        len(result) == len(names)
+        and all(type(key) is str for key in result)
+        and (set(result) == set(names))
+    )
 
 
 def describe_value(value: Any, max_elements: int) -> OutputValue:

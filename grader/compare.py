@@ -19,8 +19,9 @@ import numpy as np
 
 from grader.contract import OutputValue
 
+# The product's promise: outputs agree to 4 decimal places, unless an exercise says otherwise
+# for one test or one output (`grader.test_calls.output_decimals`).
 DECIMALS = 4
-_UNITS = 10.0**DECIMALS
 _TOLERANCE_UNITS = 1
 
 
@@ -55,7 +56,9 @@ class Comparison:
         return self.check is Check.MATCH
 
 
-def compare(name: str, actual: OutputValue, expected: OutputValue) -> Comparison:
+def compare(
+    name: str, actual: OutputValue, expected: OutputValue, decimals: int = DECIMALS
+) -> Comparison:
     """Compare the value the submission returned with the reference's, both as described by the
     sandbox's call executor (the reference's always carries its array)."""
     for check in (_check_type, _check_shape, _check_dtype):
@@ -65,7 +68,7 @@ def compare(name: str, actual: OutputValue, expected: OutputValue) -> Comparison
     assert expected.array is not None
     if actual.array is None:  # right type, shape and dtype, but too large to have been sent
         return Comparison(Check.SHAPE, f"`{name}` could not be read back")
-    return compare_arrays(name, actual.array, expected.array)
+    return compare_arrays(name, actual.array, expected.array, decimals)
 
 
 def _check_type(name: str, actual: OutputValue, expected: OutputValue) -> Comparison | None:
@@ -94,7 +97,9 @@ def _shape(shape: tuple[int, ...] | None) -> str:
     return "(" + ", ".join(str(size) for size in shape or ()) + ")"
 
 
-def compare_arrays(name: str, actual: np.ndarray, expected: np.ndarray) -> Comparison:
+def compare_arrays(
+    name: str, actual: np.ndarray, expected: np.ndarray, decimals: int = DECIMALS
+) -> Comparison:
     """Values, once the shapes are known to be equal: arrays of two shapes are a shape failure,
     never broadcast (a (1, n) against an (n, 1) would make n * n values)."""
     if actual.shape != expected.shape:
@@ -103,21 +108,23 @@ def compare_arrays(name: str, actual: np.ndarray, expected: np.ndarray) -> Compa
             f"`{name}` has shape {_shape(actual.shape)}; expected {_shape(expected.shape)}",
         )
     with np.errstate(all="ignore"):  # overflow and inf - inf are judged below, not warned about
-        return _compare_values(name, actual, expected)
+        return _compare_values(name, actual, expected, decimals)
 
 
-def _compare_values(name: str, actual: np.ndarray, expected: np.ndarray) -> Comparison:
+def _compare_values(
+    name: str, actual: np.ndarray, expected: np.ndarray, decimals: int
+) -> Comparison:
     got = actual.astype(np.float64)
     want = expected.astype(np.float64)
     unexpected = ~np.isfinite(got) & np.isfinite(want)
     if unexpected.any():
         return _non_finite(name, got, want, unexpected, expected.dtype)
-    bad = ~_agreement(got, want)
+    bad = ~_agreement(got, want, decimals)
     errors = np.abs(got - want)[np.isfinite(got) & np.isfinite(want)]
     max_abs_error = shortest(float(errors.max()), expected.dtype) if errors.size else 0.0
     count = int(bad.sum())
     if count == 0:
-        return Comparison(Check.MATCH, f"`{name}` matches to {DECIMALS} decimals", max_abs_error)
+        return Comparison(Check.MATCH, f"`{name}` matches to {decimals} decimals", max_abs_error)
     # The first mismatch is the report's own field, which every renderer shows: not repeated here.
     return Comparison(
         Check.VALUES,
@@ -136,13 +143,14 @@ def shortest(value: float, dtype: np.dtype) -> float:
     return float(np.format_float_positional(kind(value), unique=True))
 
 
-def _agreement(got: np.ndarray, want: np.ndarray) -> np.ndarray:
-    """Elementwise agreement of two float64 arrays of one shape: within one unit of the 4th
+def _agreement(got: np.ndarray, want: np.ndarray, decimals: int = DECIMALS) -> np.ndarray:
+    """Elementwise agreement of two float64 arrays of one shape: within one unit of the last
     decimal after rounding where both are finite, else the same special value. Written as "not
     differs" so that two finite values whose scaled difference overflows to NaN still agree, as
     they always have."""
+    units = 10.0**decimals
     both_finite = np.isfinite(got) & np.isfinite(want)
-    differs_rounded = np.abs(np.round(got * _UNITS) - np.round(want * _UNITS)) > _TOLERANCE_UNITS
+    differs_rounded = np.abs(np.round(got * units) - np.round(want * units)) > _TOLERANCE_UNITS
     agreeing: np.ndarray = np.where(both_finite, ~differs_rounded, _same_special(got, want))
     return agreeing
 
@@ -191,13 +199,17 @@ def agree(first: np.ndarray, second: np.ndarray) -> bool:
 
 
 def compare_outputs(
-    names: tuple[str, ...], expected: tuple[OutputValue, ...], outputs: tuple[OutputValue, ...]
+    names: tuple[str, ...],
+    expected: tuple[OutputValue, ...],
+    outputs: tuple[OutputValue, ...],
+    decimals: tuple[int, ...] | None = None,
 ) -> list[Comparison]:
-    """Each named output against the reference's; one TYPE failure where the number of values
-    returned is not the number expected."""
+    """Each named output against the reference's, to its decimals (4 by default); one TYPE
+    failure where the number of values returned is not the number expected."""
     if len(outputs) != len(expected):
         got = outputs[0].type_name if outputs else "nothing"
         wanted = f"a tuple ({', '.join(names)})" if len(names) > 1 else "one value"
         return [Comparison(Check.TYPE, f"should return {wanted}; got {got}")]
-    pairs = zip(names, outputs, expected, strict=True)
-    return [compare(name, got, want) for name, got, want in pairs]
+    tolerances = decimals or (DECIMALS,) * len(names)
+    pairs = zip(names, outputs, expected, tolerances, strict=True)
+    return [compare(name, got, want, places) for name, got, want, places in pairs]

@@ -44,18 +44,36 @@ class Backprop:
     wrt: tuple[int, ...] = ()
 
 
+# A step's method that calls the entry itself: a module's forward, or the function.
+FORWARD = "forward"
+
+# An argument: an array (a tensor, in the entry's framework), a Python scalar, or None.
+Arg = np.ndarray | Scalar | None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One call of a sequence on one instance: `method` ("forward": the instance itself, or the
+    function) on `args`; its results, by name, are `outputs`."""
+
+    method: str
+    args: tuple[Arg, ...]
+    outputs: tuple[str, ...]
+    grad: bool = False  # gradients on (a training step calls backward)
+
+
 @dataclass(frozen=True)
 class Call:
-    """One invocation of the submission's entry point.
+    """One invocation of the submission's entry point, or a sequence of them on one instance.
 
     For a module: seed the global RNG with `seed` (if given), construct the class with
-    `init_kwargs`, load `parameters`, switch to eval mode, then call it on `args` without grad,
-    or with `backprop` its gradient pass.
-    For a function: call it on `args`.
+    `init_kwargs`, load `parameters`, switch to eval (or `train`) mode, then call it on `args`
+    without grad, or with `backprop` its gradient pass; or, with `steps`, make each step's call
+    in turn. For a function: call it on `args`, or make each step's call.
     """
 
     id: str
-    args: tuple[np.ndarray | None, ...]
+    args: tuple[Arg, ...]
     init_kwargs: dict[str, Scalar] = field(default_factory=dict)
     seed: int | None = None
     # Parameter values to load after construction, by name. With `strict_parameters` the names
@@ -66,6 +84,20 @@ class Call:
     # Outputs larger than this many elements are reported by shape only, never materialised.
     max_output_elements: int = 1 << 22
     backprop: Backprop | None = None
+    # Another entry point of the job's source, and its kind; None: the job's own.
+    entry_point: str | None = None
+    kind: str | None = None
+    # The names of what the call on `args` returns; None: the job's outputs.
+    outputs: tuple[str, ...] | None = None
+    # Several calls on one instance, instead of the one on `args`.
+    steps: tuple[Step, ...] = ()
+    train: bool = False
+
+    def output_count(self, job: Job) -> int:
+        """How many values the call's outputs are, every step's together."""
+        if self.steps:
+            return sum(len(step.outputs) for step in self.steps)
+        return len(self.outputs if self.outputs is not None else job.outputs)
 
 
 @dataclass(frozen=True)
@@ -77,8 +109,9 @@ class Job:
     policy: Policy
     calls: tuple[Call, ...]
     limits: SandboxLimits
-    # How many values the entry returns: with more than one, a tuple or list of that length.
-    output_count: int = 1
+    # The names of what the entry returns: with more than one, a tuple or list in this order,
+    # or a dict by these names.
+    outputs: tuple[str, ...] = ("output",)
 
 
 class Termination(StrEnum):

@@ -43,7 +43,7 @@ def judge_hidden(plan: ExercisePlan, test: TestPlan, hidden: HiddenRun | None) -
         and all(
             comparison.passed
             for comparison in compare_outputs(
-                test.output_names, case.expected, outcome.outputs or ()
+                test.output_names, case.expected, outcome.outputs or (), test.decimals
             )
         )
         and hidden_case_trains(plan, case, hidden.execution.outcomes)

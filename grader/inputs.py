@@ -18,9 +18,19 @@ import math
 import numpy as np
 import torch
 
-from grader.spec import CausalMask, ExerciseSpec, RandomTensor, SameAs, TestCaseSpec
+from grader.contract import Arg
+from grader.input_specs import (
+    CausalMask,
+    InputSpec,
+    IntegerTensor,
+    KeepPrefix,
+    LiteralInput,
+    RandomTensor,
+    SameAs,
+)
+from grader.spec import ExerciseSpec, TestCaseSpec
 
-Inputs = tuple[np.ndarray | None, ...]
+Inputs = tuple[Arg, ...]
 
 # Streams of one test's seed, so that inputs, weights and perturbations are independent.
 _INPUTS_STREAM = 0
@@ -51,24 +61,75 @@ def _generator(seed: int, stream: int = _INPUTS_STREAM) -> np.random.Generator:
 
 
 def make_inputs(test: TestCaseSpec, seed: int) -> Inputs:
+    """The inputs of a test's one call (of its first step, for a sequence)."""
+    return make_call_inputs(test, seed)[0]
+
+
+def make_call_inputs(test: TestCaseSpec, seed: int) -> tuple[Inputs, ...]:
+    """The inputs of each of the test's calls, in order, all drawn from the one seed."""
     draws = _generator(seed)
-    values: list[np.ndarray | None] = []
-    for spec in test.inputs:
-        if isinstance(spec, RandomTensor):
-            values.append(_random(spec, draws))
+    return tuple(_draw(step.inputs, draws) for step in test.calls)
+
+
+def _draw(specs: list[InputSpec], draws: np.random.Generator) -> Inputs:
+    values: list[Arg] = []
+    for spec in specs:
+        if isinstance(spec, SameAs):
+            values.append(values[spec.same_as])
         elif isinstance(spec, CausalMask):
             values.append(causal_mask(spec.causal_mask, spec.dtype))
-        elif isinstance(spec, SameAs):
-            values.append(values[spec.same_as])
+        elif isinstance(spec, LiteralInput):
+            values.append(literal(spec))
+        elif isinstance(spec, RandomTensor):
+            values.append(_random(spec, draws))
+        elif isinstance(spec, IntegerTensor):
+            values.append(_integers(spec, draws))
+        else:
+            values.append(_keep_prefix(spec, draws))
     return tuple(values)
 
 
 def _random(spec: RandomTensor, draws: np.random.Generator) -> np.ndarray:
-    """Standard normal ("randn") or uniform in [0, 1) ("rand"), drawn in the spec's dtype."""
+    """Standard normal ("randn") or uniform in [0, 1) ("rand"), drawn in the spec's dtype,
+    times its scale."""
     dtype = np.dtype(spec.dtype)
     if spec.dist == "randn":
-        return draws.standard_normal(spec.shape, dtype=dtype)
-    return draws.random(spec.shape, dtype=dtype)
+        values = draws.standard_normal(spec.shape, dtype=dtype)
+    else:
+        values = draws.random(spec.shape, dtype=dtype)
+    return values if spec.scale == 1.0 else values * dtype.type(spec.scale)
+
+
+def _integers(spec: IntegerTensor, draws: np.random.Generator) -> np.ndarray:
+    """Uniform integers; where some are ignored, at least one is and one is not."""
+    values = draws.integers(spec.low, spec.high, size=spec.integers, dtype=np.int64)
+    if spec.ignore_index is None:
+        return values
+    flat = values.reshape(-1)
+    ignored = draws.random(flat.size) < spec.ignored
+    if flat.size > 1:
+        ignored[0], ignored[-1] = True, False
+    flat[ignored] = spec.ignore_index
+    return values
+
+
+def _keep_prefix(spec: KeepPrefix, draws: np.random.Generator) -> np.ndarray:
+    """True for each row's first L positions, L in [1, tokens]; the first row keeps all."""
+    rows, tokens = spec.keep_prefix
+    lengths = draws.integers(1, tokens + 1, size=rows)
+    lengths[0] = tokens
+    keep: np.ndarray = np.arange(tokens)[None, :] < lengths[:, None]
+    return keep
+
+
+def literal(spec: LiteralInput) -> Arg:
+    """A scalar as it is written; a list as an array of the spec's dtype, else of its values'
+    kind (bool, int64, float32)."""
+    if not isinstance(spec.literal, list):
+        return spec.literal
+    values = np.array(spec.literal)
+    dtype = spec.dtype or {"b": "bool", "i": "int64"}.get(values.dtype.kind, "float32")
+    return values.astype(dtype)
 
 
 def causal_mask(size: int, dtype: str = "float32") -> np.ndarray:
@@ -98,9 +159,10 @@ def perturb(
     test: TestCaseSpec, inputs: Inputs, seed: int, index: tuple[int | slice, ...]
 ) -> Inputs:
     """The inputs with the entries at `index` of the first input redrawn; inputs that are the
-    same tensor as the first (self-attention's key and value) change with it."""
+    same tensor as the first (self-attention's key and value) change with it. Only a float
+    tensor is redrawn: token ids and masks are left as they are."""
     first = inputs[0]
-    if first is None:
+    if not isinstance(first, np.ndarray) or first.dtype.kind != "f":
         return inputs
     changed = first.copy()
     region = changed[index]
@@ -135,6 +197,6 @@ def scaled(test: TestCaseSpec, inputs: Inputs, scale: float) -> Inputs:
     copies = {
         id(value): value * value.dtype.type(scale)
         for position, value in enumerate(inputs)
-        if value is not None and position in drawn
+        if isinstance(value, np.ndarray) and position in drawn
     }
-    return tuple(None if value is None else copies.get(id(value), value) for value in inputs)
+    return tuple(copies.get(id(value), value) for value in inputs)

@@ -239,11 +239,20 @@ def _judge_test(test: TestPlan, execution: Execution, stop: _Stop) -> TestResult
         return _result(test, status, stop.reason if stop.at is test else not_run_message(stop.at))
     if outcome.error is not None:
         return _result(test, TestStatus.ERROR, _error_message(outcome.error), outcome)
-    comparisons = compare_outputs(test.output_names, test.expected, outcome.outputs or ())
+    comparisons = compare_outputs(
+        test.output_names, test.expected, outcome.outputs or (), test.decimals
+    )
     failed = next((c for c in comparisons if not c.passed), None)
     status = TestStatus.PASSED if failed is None else TestStatus.FAILED
-    message = "all outputs match to 4 decimals" if failed is None else failed.message
+    message = _all_match(test) if failed is None else failed.message
     return _result(test, status, message, outcome, comparisons)
+
+
+def _all_match(test: TestPlan) -> str:
+    places = sorted(set(test.decimals))
+    if len(places) == 1:
+        return f"all outputs match to {places[0]} decimals"
+    return f"all outputs match, each to its {'/'.join(map(str, places))} decimals"
 
 
 def _error_message(error: RaisedError) -> str:

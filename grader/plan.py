@@ -85,6 +85,8 @@ class TestPlan:
     spec: TestCaseSpec
     cases: tuple[Case, ...]  # one for a visible test, HIDDEN_INPUT_SETS for a hidden one
     output_names: tuple[str, ...]
+    # Each output's tolerance, in decimals (`grader.test_calls.output_decimals`).
+    decimals: tuple[int, ...]
     probes: tuple[Probe, ...] = ()
     scaled: tuple[ScaledCase, ...] = ()
 
@@ -162,5 +164,5 @@ def make_job(spec: ExerciseSpec, source: str, calls: tuple[Call, ...]) -> Job:
         policy=Policy(tuple(spec.allowed_imports), tuple(spec.forbidden)),
         calls=calls,
         limits=spec.limits.to_limits(),
-        output_count=len(spec.outputs),
+        outputs=tuple(spec.outputs),
     )

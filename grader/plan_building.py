@@ -10,8 +10,9 @@ import dataclasses
 from collections import Counter
 from typing import Any
 
-from grader.contract import Call, Job, OutputValue
-from grader.inputs import Inputs, make_inputs, perturb, seeds_for
+from grader.contract import FORWARD, Call, Job, OutputValue, Step
+from grader.input_specs import RandomTensor
+from grader.inputs import make_call_inputs, perturb, seeds_for
 from grader.plan import (
     CONSTRUCTION_SEED,
     HIDDEN_INPUT_SETS,
@@ -29,7 +30,16 @@ from grader.plan import (
 from grader.properties import PROPERTIES
 from grader.reference import Reference, run_trusted
 from grader.sandbox.torch_setup import configure_for_references
-from grader.spec import Exercise, RandomTensor, TestCaseSpec, Visibility, WeightSource
+from grader.spec import (
+    Exercise,
+    ExerciseSpec,
+    Mode,
+    StepSpec,
+    TestCaseSpec,
+    Visibility,
+    WeightSource,
+)
+from grader.test_calls import is_plain, output_decimals, output_names, step_outputs
 from grader.trainability_plan import gradient_case, scaled_cases
 from grader.trainability_spec import GRADIENT_PASS, TrainabilityCheck
 from grader.variants import WrongVariant
@@ -41,26 +51,30 @@ def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
     probed: Counter[ProbeKind] = Counter()
     tests = []
     visible_seen = 0
-    for test in exercise.spec.tests:
+    spec = exercise.spec
+    for test in spec.tests:
+        # Gradient passes, stability and probes assume one eval-mode call of the main entry.
+        plain = is_plain(test)
         visible = test.visibility is Visibility.VISIBLE
         # The first visible tests are where reported checks and stability look (as probes do).
-        first_visible = visible and visible_seen < PROBED_TESTS_PER_KIND
-        visible_seen += visible
-        seeds = seeds_for(exercise.spec, test, secret, HIDDEN_INPUT_SETS)
+        first_visible = plain and visible and visible_seen < PROBED_TESTS_PER_KIND
+        visible_seen += plain and visible
+        seeds = seeds_for(spec, test, secret, HIDDEN_INPUT_SETS)
         # Gradient passes on the first visible tests, and where they are scored on every hidden
         # test too (each costs about three forwards).
-        hidden_scored = not visible and exercise.spec.trainability.scored
+        hidden_scored = plain and not visible and spec.trainability.scored
         backprop = _checks_gradients(exercise) and (first_visible or hidden_scored)
         cases = tuple(_case(exercise, reference, test, seed, backprop=backprop) for seed in seeds)
         probes: tuple[Probe, ...] = ()
         scaled: tuple[ScaledCase, ...] = ()
-        if visible:
+        if visible and plain:
             candidates = _probes(exercise, reference, test, cases[0].call, seeds[0])
             probes = tuple(p for p in candidates if probed[p.kind] < PROBED_TESTS_PER_KIND)
             probed.update(probe.kind for probe in probes)
-        if first_visible and TrainabilityCheck.STABILITY in exercise.spec.trainability_checks:
+        if first_visible and TrainabilityCheck.STABILITY in spec.trainability_checks:
             scaled = scaled_cases(exercise, reference, test, cases[0].call)
-        tests.append(TestPlan(test, cases, tuple(exercise.spec.outputs), probes, scaled))
+        names, decimals = output_names(spec, test), output_decimals(spec, test)
+        tests.append(TestPlan(test, cases, names, decimals, probes, scaled))
     mistakes = tuple(_known_mistake(exercise, variant, tests) for variant in reference.variants)
     weight_probe = reference.weight_probe
     message = weight_probe.message if weight_probe else None
@@ -74,24 +88,39 @@ def _checks_gradients(exercise: Exercise) -> bool:
 def _case(
     exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int, *, backprop: bool
 ) -> Case:
-    call = _main_call(exercise, reference, test, seed, make_inputs(test, seed))
+    call = _main_call(exercise, reference, test, seed)
     case = Case(call, reference.run(call, make_job(exercise.spec, "", (call,))))
     if not backprop:
         return case
     return dataclasses.replace(case, gradients=gradient_case(exercise, reference, test, case, seed))
 
 
-def _main_call(
-    exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int, inputs: Inputs
-) -> Call:
-    grader_weights = exercise.spec.weights is WeightSource.GRADER
+def _main_call(exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int) -> Call:
+    """The test's call: its one call, or its steps, on the entry point it names."""
+    spec = exercise.spec
+    # The grader's weights are the main module's: another entry point makes its own.
+    grader_weights = spec.weights is WeightSource.GRADER and test.entry is None
+    inputs = make_call_inputs(test, seed)
+    steps = tuple(
+        Step(step.method, args, step_outputs(spec, test, step), grad=_with_grad(spec, step))
+        for step, args in zip(test.steps, inputs, strict=False)
+    )
     return Call(
         id=test.name,
-        args=inputs,
+        args=() if steps else inputs[0],
         init_kwargs=dict(test.init),
         seed=CONSTRUCTION_SEED if grader_weights else None,
         parameters=reference.draw_parameters(test.init, seed) if grader_weights else {},
+        entry_point=test.entry,
+        kind=None if test.entry is None else spec.entry_kind(test).value,
+        outputs=None if test.entry is None else step_outputs(spec, test, test.calls[0]),
+        steps=steps,
+        train=test.mode is Mode.TRAIN,
     )
+
+
+def _with_grad(spec: ExerciseSpec, step: StepSpec) -> bool:
+    return step.method != FORWARD and spec.methods[step.method].grad
 
 
 def _probes(
@@ -100,7 +129,8 @@ def _probes(
     """Extra calls on a visible test that tell why a submission fails."""
     probes = []
     inputs = call.args
-    shape = test.inputs[0].shape if isinstance(test.inputs[0], RandomTensor) else ()
+    first = test.inputs[0]
+    shape = first.shape if isinstance(first, RandomTensor) else ()
     wanted = set(exercise.spec.properties)
     for prop, definition in PROPERTIES.items():
         redrawn = definition.redraw(shape) if prop in wanted else None
@@ -124,7 +154,7 @@ def _known_mistake(
     outputs = {
         test.spec.name: _try_run(variant.entry, test.call, make_job(spec, "", (test.call,)))
         for test in tests
-        if test.visible
+        if test.visible and test.spec.entry == variant.of
     }
     return KnownMistake(variant.code, variant.message, outputs)
 

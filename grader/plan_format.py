@@ -29,9 +29,10 @@ from grader.plan import (
     TestPlan,
 )
 from grader.spec import Exercise, Property
+from grader.test_calls import output_decimals, output_names
 
 # Raised whenever what is written, or how it is read, changes.
-FORMAT = 2
+FORMAT = 3
 _MANIFEST = "manifest"
 
 
@@ -135,14 +136,15 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
     with np.load(io.BytesIO(body), allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
     manifest = json.loads(arrays.pop(_MANIFEST).tobytes())
-    specs, names = exercise.spec.tests, tuple(exercise.spec.outputs)
+    specs = exercise.spec.tests
     if len(manifest["tests"]) != len(specs):
         raise ValueError("the plan's tests are not the exercise's")
     tests = tuple(
         TestPlan(
             spec,
             tuple(_read_case(case, arrays) for case in stored["cases"]),
-            names,
+            output_names(exercise.spec, spec),
+            output_decimals(exercise.spec, spec),
             tuple(
                 Probe(
                     _probe_kind(probe["kind"]), call_from_fields(probe["call"], arrays.__getitem__)

@@ -26,6 +26,7 @@ from pathlib import Path
 from grader.contract import CallOutcome
 from grader.diagnosis import WEIGHTS_CODE
 from grader.errors import ExerciseDefinitionError, ReferenceFailure
+from grader.input_specs import SameAs, shape_of
 from grader.judge import NOT_ALLOWED_CODE
 from grader.plan import WEIGHTS, ExercisePlan, make_job
 from grader.promises import Promise
@@ -35,7 +36,7 @@ from grader.property_checks import check_properties
 from grader.reference import Reference
 from grader.report import PropertyStatus, Report, ReportStatus, TestStatus
 from grader.runner import Grader
-from grader.spec import EntryKind, Exercise, RandomTensor, SameAs, TestCaseSpec, Visibility
+from grader.spec import EntryKind, Exercise, TestCaseSpec, Visibility
 from grader.trainability import TRAINABILITY_CODES, codes_of
 
 FILL_IN = "FILL IN"
@@ -189,14 +190,16 @@ def _exercises(promise: Promise, test: TestCaseSpec) -> bool:
         value = test.init.get(promise.init)
         return type(value) is int and promise.holds(value)
     assert promise.input is not None and promise.axis is not None  # the promise's validator
-    if promise.input >= len(test.inputs):
+    inputs = test.calls[0].inputs
+    if promise.input >= len(inputs):
         return False
-    spec = test.inputs[promise.input]
+    spec = inputs[promise.input]
     while isinstance(spec, SameAs):
-        spec = test.inputs[spec.same_as]
-    if not isinstance(spec, RandomTensor) or not -len(spec.shape) <= promise.axis < len(spec.shape):
+        spec = inputs[spec.same_as]
+    shape = shape_of(spec)
+    if shape is None or not -len(shape) <= promise.axis < len(shape):
         return False
-    return promise.holds(spec.shape[promise.axis])
+    return promise.holds(shape[promise.axis])
 
 
 def _reference_file(exercise: Exercise) -> Path | None:

@@ -29,7 +29,8 @@ GLOBAL_RNG = threading.Lock()
 @dataclass(frozen=True)
 class Reference:
     module: str  # its dotted name, as exercise.toml gives it
-    entry: object
+    entry: object  # the exercise's entry point
+    entries: dict[str, object]  # every entry point by name, the main one included
     variants: tuple[WrongVariant, ...]
     weight_probe: WeightProbe | None
 
@@ -40,12 +41,14 @@ class Reference:
         when it does not import or lacks the entry point."""
         spec = exercise.spec
         module = _execute(spec.reference, exercise.reference_file)
-        entry = getattr(module, spec.entry_point, None)
-        if entry is None:
-            raise _definition_error(spec.reference, spec.entry_point, "defined: the entry point")
+        entries = {name: getattr(module, name, None) for name in (spec.entry_point, *spec.entries)}
+        for name, entry in entries.items():
+            if entry is None:
+                raise _definition_error(spec.reference, name, "defined: the entry point")
         return cls(
             module=spec.reference,
-            entry=entry,
+            entry=entries[spec.entry_point],
+            entries=entries,
             variants=tuple(getattr(module, "VARIANTS", ())),
             # Only a module has weights to load by name: a function's probe would mean nothing.
             weight_probe=(
@@ -54,7 +57,7 @@ class Reference:
         )
 
     def run(self, call: Call, job: Job) -> tuple[OutputValue, ...]:
-        return run_trusted(self.entry, call, job)[0]
+        return run_trusted(self.entries[call.entry_point or job.entry_point], call, job)[0]
 
     def backprop(self, call: Call, job: Job) -> Gradients:
         """The reference's gradient pass on a call that carries one (`Call.backprop`)."""

@@ -33,8 +33,9 @@ def check_reference(exercise: Exercise) -> None:
         message = error.msg if isinstance(error, SyntaxError) else str(error)
         raise _error(file, "-", f"valid Python ({line}{message})") from error
     names = _module_names(tree.body)
-    if spec.entry_point not in names and "*" not in names:
-        raise _error(file, spec.entry_point, "defined: the entry point")
+    for entry_point in (spec.entry_point, *spec.entries):
+        if entry_point not in names and "*" not in names:
+            raise _error(file, entry_point, "defined: the entry point")
 
 
 def _module_names(statements: list[ast.stmt]) -> set[str]:

@@ -11,20 +11,14 @@ import importlib.util
 import tomllib
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Discriminator,
-    Field,
-    Tag,
-    ValidationError,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
+from grader.contract import FORWARD
 from grader.errors import DefinitionProblem, ExerciseDefinitionError
+from grader.input_specs import InputSpec, check_references
 from grader.limits import SandboxLimits
 from grader.promises import Promise
 from grader.trainability_spec import TrainabilityCheck, TrainabilitySpec
@@ -67,42 +61,21 @@ class WeightSource(StrEnum):
     GRADER = "grader"
 
 
-class RandomTensor(_Strict):
-    """A tensor drawn from the test's dedicated generator."""
-
-    shape: tuple[int, ...]
-    dist: Literal["randn", "rand"] = "randn"
-    dtype: Literal["float32", "float64"] = "float32"
-
-
-class CausalMask(_Strict):
-    """An additive mask of shape (size, size): 0 on and below the diagonal, -inf above."""
-
-    causal_mask: int = Field(gt=0)
-    dtype: Literal["float32", "float64"] = "float32"
+class Mode(StrEnum):
+    EVAL = "eval"
+    # module.train(), the global RNG seeded just before each call: dropout draws the same masks
+    # in the reference and in code that draws them at the same places (grader.call_execution).
+    TRAIN = "train"
 
 
-class SameAs(_Strict):
-    """The very tensor passed as an earlier argument (self-attention's query = key = value)."""
-
-    same_as: int = Field(ge=0)
+_IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 
-def _input_kind(value: object) -> str:
-    """Which kind of input a table is, by its telling key, so a fault in it is reported for
-    that kind alone (not once for each kind it fails to be)."""
-    keys = value if isinstance(value, dict) else vars(value)
-    if "causal_mask" in keys:
-        return "mask"
-    return "same" if "same_as" in keys else "tensor"
+class StepSpec(_Strict):
+    """One call of a sequence on one instance: a method and its inputs."""
 
-
-InputSpec = Annotated[
-    Annotated[RandomTensor, Tag("tensor")]
-    | Annotated[CausalMask, Tag("mask")]
-    | Annotated[SameAs, Tag("same")],
-    Discriminator(_input_kind),
-]
+    method: Annotated[str, Field(pattern=_IDENTIFIER)] = FORWARD
+    inputs: list[InputSpec] = Field(default_factory=list)
 
 
 class TestCaseSpec(_Strict):
@@ -115,7 +88,14 @@ class TestCaseSpec(_Strict):
     # keys the generator whole (grader.inputs), so it is a non-negative integer of any size.
     seed: int | None = Field(default=None, ge=0)
     init: dict[str, int | float | bool] = Field(default_factory=dict)
-    inputs: list[InputSpec] = Field(min_length=1)
+    # One call on `inputs`, or `steps`: several calls on one instance, each output compared.
+    inputs: list[InputSpec] = Field(default_factory=list)
+    steps: list[StepSpec] = Field(default_factory=list)
+    mode: Mode = Mode.EVAL
+    # This test's tolerance in decimals: 4, the product's promise, unless it says otherwise.
+    decimals: int | None = Field(default=None, ge=1, le=8)
+    # Another entry point of the exercise (`ExerciseSpec.entries`); None: the main one.
+    entry: str | None = None
 
     @model_validator(mode="after")
     def _check_seed_and_references(self) -> TestCaseSpec:
@@ -123,10 +103,34 @@ class TestCaseSpec(_Strict):
             raise ValueError(f"visible test {self.name!r} needs a seed")
         if self.visibility is Visibility.HIDDEN and self.seed is not None:
             raise ValueError(f"hidden test {self.name!r} must not carry a seed")
-        for position, spec in enumerate(self.inputs):
-            if isinstance(spec, SameAs) and spec.same_as >= position:
-                raise ValueError(f"test {self.name!r}: input {position} refers forward")
+        if bool(self.inputs) == bool(self.steps):
+            raise ValueError(f"test {self.name!r} needs `inputs` or `steps`, one of them")
+        check_references(self.inputs, f"test {self.name!r}")
+        for number, step in enumerate(self.steps, start=1):
+            check_references(step.inputs, f"test {self.name!r}, step {number}")
         return self
+
+    @property
+    def calls(self) -> tuple[StepSpec, ...]:
+        """What the test calls, in order: its steps, or its one call of the entry itself."""
+        return tuple(self.steps) or (StepSpec(inputs=self.inputs),)
+
+
+class EntrySpec(_Strict):
+    """Another entry point the statement asks for, in the same file (a function beside the
+    module, say): its kind and the names of what it returns."""
+
+    kind: EntryKind
+    outputs: list[str] = Field(default_factory=lambda: ["output"], min_length=1)
+
+
+class MethodSpec(_Strict):
+    """A method that steps call on the instance, and the names of what it returns (none: its
+    return value is not compared)."""
+
+    outputs: list[str] = Field(default_factory=list)
+    # Run with gradients on: a training step calls backward.
+    grad: bool = False
 
 
 class LimitsSpec(_Strict):
@@ -164,17 +168,43 @@ class ExerciseSpec(_Strict):
     # The cases the statement promises to handle; a hidden test must exercise each.
     promises: list[Promise] = Field(default_factory=list)
     trainability: TrainabilitySpec = Field(default_factory=TrainabilitySpec)
+    # Tolerance in decimals per output name, where 4 is too strict for a correct float32 program.
+    decimals: dict[str, Annotated[int, Field(ge=1, le=8)]] = Field(default_factory=dict)
+    entries: dict[str, EntrySpec] = Field(default_factory=dict)
+    methods: dict[str, MethodSpec] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check_tests(self) -> ExerciseSpec:
         names = [test.name for test in self.tests]
         if len(names) != len(set(names)):
             raise ValueError("test names must be unique")
+        for test in self.tests:
+            self._check_calls(test)
+        unknown = set(self.decimals) - self._output_names()
+        if unknown:
+            raise ValueError(f"`decimals` names no output {sorted(unknown)[0]!r}")
         if self.kind is EntryKind.FUNCTION and self.weights is WeightSource.GRADER:
             raise ValueError("a function has no weights for the grader to load")
         if self.framework is Framework.NUMPY:
             self.trainability.check_numpy()
         return self
+
+    def _check_calls(self, test: TestCaseSpec) -> None:
+        if test.entry is not None and test.entry not in self.entries:
+            raise ValueError(f"test {test.name!r}: no entry {test.entry!r} in [entries]")
+        for step in test.steps:
+            if step.method != FORWARD and step.method not in self.methods:
+                raise ValueError(f"test {test.name!r}: no method {step.method!r} in [methods]")
+            if step.method != FORWARD and self.entry_kind(test) is EntryKind.FUNCTION:
+                raise ValueError(f"test {test.name!r}: a function has no method {step.method!r}")
+
+    def _output_names(self) -> set[str]:
+        every = [self.outputs, *(entry.outputs for entry in self.entries.values())]
+        every += [method.outputs for method in self.methods.values()]
+        return {name for names in every for name in names}
+
+    def entry_kind(self, test: TestCaseSpec) -> EntryKind:
+        return self.kind if test.entry is None else self.entries[test.entry].kind
 
     @property
     def trainability_checks(self) -> tuple[TrainabilityCheck, ...]:

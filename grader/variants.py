@@ -4,9 +4,10 @@ A reference module in `reference/` defines the exercise's entry point under the 
 (the class or function the statement asks for) and may define:
 
     VARIANTS: tuple[WrongVariant, ...]
-        known-wrong versions of the entry point; a failing output that equals one of them
-        gets that variant's message. Variants may share a code (and its message), for one
-        mistake written two ways: the student gets one finding.
+        known-wrong versions of the entry point (or, with `of`, of another entry point the
+        exercise names); a failing output that equals one of them gets that variant's
+        message. Variants may share a code (and its message), for one mistake written two
+        ways: the student gets one finding.
     WEIGHT_PROBE: WeightProbe
         reference weights to load into the submission by name suffix; if the submission then
         matches the reference, its math is right and only its weights differed.
@@ -27,6 +28,8 @@ class WrongVariant:
     code: str  # stable identifier, e.g. "missing-scaling"
     message: str  # addressed to the student: what their code does and what to change
     entry: object  # a class or function with the entry point's signature
+    # The entry point it is a wrong version of (an exercise's `entries`); None: the main one.
+    of: str | None = None
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.config import JsonDict
 
 from app.courses.budgets import Budget, Standing
+from grader.input_specs import InputSpec, LiteralValue
 from grader.sandbox.policy import importable_modules
-from grader.spec import CausalMask, Exercise, RandomTensor, SameAs, Visibility
+from grader.spec import Exercise, Visibility
 
 _SUMMARY_EXAMPLE: JsonDict = {
     "slug": "multi-headed-self-attention",
@@ -50,13 +51,29 @@ class ExerciseSummary(BaseModel):
 
 
 class InputSignature(BaseModel):
-    """One argument of a visible test: a random tensor's shape, a causal mask, or a repeat."""
+    """One argument of a visible test, as exercise.toml writes it (docs/exercises.md): a random
+    tensor's shape, a causal mask, a repeat, integers, a keep mask, or a literal value."""
 
     shape: list[int] | None = None
     dtype: str | None = None
     dist: str | None = None
+    scale: float | None = None
     causal_mask: int | None = None
     same_as: int | None = None
+    integers: list[int] | None = None
+    high: int | None = None
+    low: int | None = None
+    ignore_index: int | None = None
+    ignored: float | None = None
+    keep_prefix: list[int] | None = None
+    literal: LiteralValue | None = None
+
+
+class StepSignature(BaseModel):
+    """One call of a visible test's sequence on one instance."""
+
+    method: str
+    inputs: list[InputSignature]
 
 
 class TestSignature(BaseModel):
@@ -66,6 +83,11 @@ class TestSignature(BaseModel):
     points: float
     init: dict[str, int | float | bool]
     inputs: list[InputSignature]
+    # Several calls on one instance instead of `inputs`; empty for a single call.
+    steps: list[StepSignature] = Field(default_factory=list)
+    mode: str = "eval"
+    decimals: int | None = None
+    entry: str | None = None
 
 
 class ExercisePublic(ExerciseSummary):
@@ -120,7 +142,14 @@ class ExercisePublic(ExerciseSummary):
                     name=test.name,
                     points=test.points,
                     init=dict(test.init),
-                    inputs=[_signature(spec_input) for spec_input in test.inputs],
+                    inputs=_signatures(test.inputs),
+                    steps=[
+                        StepSignature(method=step.method, inputs=_signatures(step.inputs))
+                        for step in test.steps
+                    ],
+                    mode=test.mode.value,
+                    decimals=test.decimals,
+                    entry=test.entry,
                 )
                 for test in visible
             ],
@@ -128,12 +157,8 @@ class ExercisePublic(ExerciseSummary):
         )
 
 
-def _signature(spec: RandomTensor | CausalMask | SameAs) -> InputSignature:
-    if isinstance(spec, RandomTensor):
-        return InputSignature(shape=list(spec.shape), dtype=spec.dtype, dist=spec.dist)
-    if isinstance(spec, CausalMask):
-        return InputSignature(causal_mask=spec.causal_mask, dtype=spec.dtype)
-    return InputSignature(same_as=spec.same_as)
+def _signatures(inputs: list[InputSpec]) -> list[InputSignature]:
+    return [InputSignature.model_validate(spec.model_dump()) for spec in inputs]
 
 
 class AttemptBudget(BaseModel):

@@ -81,7 +81,7 @@ def _differentiated(call: Call, position: int) -> tuple[int, ...] | None:
     (no gradient may come back for it)."""
     arg = call.args[position]
     wrt = call.backprop.wrt if call.backprop else ()
-    return None if arg is None or position not in wrt else arg.shape
+    return arg.shape if isinstance(arg, np.ndarray) and position in wrt else None
 
 
 def _parameter(obj: dict[str, Any], arrays: Iterator[np.ndarray]) -> ParameterGradient:

@@ -71,6 +71,5 @@ def _run(
     if missing is not None:
         reporter.rejected([missing])
         return
-    entry = namespace[job.entry_point]
-    for outcome in run_calls(entry, job, stdout.take, on_start=reporter.started):
+    for outcome in run_calls(namespace, job, stdout.take, on_start=reporter.started):
         reporter.finished(outcome)

@@ -101,7 +101,7 @@ def encode_job(job: Job) -> bytes:
         "framework": job.framework,
         "policy": dataclasses.asdict(job.policy),
         "limits": dataclasses.asdict(job.limits),
-        "output_count": job.output_count,
+        "outputs": list(job.outputs),
         "calls": calls,
     }
     return encode_frame(header, arrays)
@@ -122,7 +122,7 @@ def decode_job(frame: Frame) -> Job:
         policy=Policy(tuple(policy["allowed_imports"]), tuple(policy["forbidden"])),
         calls=calls,
         limits=SandboxLimits(**header["limits"]),
-        output_count=header["output_count"],
+        outputs=tuple(header["outputs"]),
     )
 
 
@@ -219,10 +219,14 @@ def _decode_outcome(frame: Frame, job: Job) -> CallOutcome:
         decode_arrays(frame, cap if call.backprop is None else max(cap, MAX_GRADIENT_ELEMENTS))
     )
     outputs = header.get("outputs")
+    expected = call.output_count(job)
     if outputs is not None:
-        outputs = _decode_outputs(typed(outputs, list, "'outputs'"), arrays, job)
+        outputs = _decode_outputs(typed(outputs, list, "'outputs'"), arrays, expected)
     gradients = decode_gradients(
-        header.get("gradients"), call, arrays, lambda items, rest: _decode_outputs(items, rest, job)
+        header.get("gradients"),
+        call,
+        arrays,
+        lambda items, rest: _decode_outputs(items, rest, expected),
     )
     if next(arrays, None) is not None:
         raise ProtocolError("more arrays than outputs that claim one")
@@ -242,10 +246,12 @@ def _decode_outcome(frame: Frame, job: Job) -> CallOutcome:
 
 
 def _decode_outputs(
-    items: list[Any], arrays: Iterator[np.ndarray], job: Job
+    items: list[Any], arrays: Iterator[np.ndarray], expected: int
 ) -> tuple[OutputValue, ...]:
-    if not 0 < len(items) <= job.output_count:
-        raise ProtocolError(f"{len(items)} outputs for a job that expects {job.output_count}")
+    """At most the call's number of outputs; one describes a value that did not split into
+    them, and none is only for a call that compares none."""
+    if len(items) > max(expected, 1) or (expected and not items):
+        raise ProtocolError(f"{len(items)} outputs for a call that expects {expected}")
     return tuple(_output(typed(item, dict, "an output"), arrays) for item in items)
 
 

@@ -106,7 +106,7 @@ class FakeSandbox:
         missing = missing_entry_point(job, namespace)
         if missing is not None:
             return Execution(Termination.REJECTED, {}, violations=(missing,))
-        finished = run_calls(namespace[job.entry_point], job)
+        finished = run_calls(namespace, job)
         return Execution(Termination.COMPLETED, {outcome.call_id: outcome for outcome in finished})
 
     def layers(self) -> list[Layer]:

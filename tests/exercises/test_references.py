@@ -31,11 +31,9 @@ from torch import nn
 from grader.call_execution import run_call
 from grader.catalog import Catalog
 from grader.contract import Call, Job, Policy
+from grader.input_specs import CausalMask, RandomTensor, SameAs
 from grader.spec import (
-    CausalMask,
     Exercise,
-    RandomTensor,
-    SameAs,
     TestCaseSpec,
     Visibility,
     WeightSource,
@@ -130,7 +128,7 @@ def run(
         policy=Policy(allowed_imports=tuple(spec.allowed_imports), forbidden=tuple(spec.forbidden)),
         calls=(call,),
         limits=spec.limits.to_limits(),
-        output_count=len(spec.outputs),
+        outputs=tuple(spec.outputs),
     )
     outputs, _ = run_call(entry, call, job)
     arrays = tuple(output.array for output in outputs)

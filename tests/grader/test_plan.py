@@ -3,6 +3,7 @@ submission, hidden seeds follow the secret, and probes stay within their budget.
 
 import itertools
 
+import numpy as np
 import pytest
 
 from grader.call_execution import run_calls
@@ -32,10 +33,10 @@ def test_every_reference_passes_its_own_exercise(slug: str) -> None:
     """The reference, run through the same executor and judged like a submission (main calls
     and probes), gets full marks: the plan is deterministic and its properties hold for it."""
     plan = build_plan(CATALOG.get(slug), secret="reference-check")
-    entry = Reference.load(plan.exercise).entry
+    entries = Reference.load(plan.exercise).entries
     draw = plan.draw()
     visible, hidden = (
-        Execution(Termination.COMPLETED, {o.call_id: o for o in run_calls(entry, job)})
+        Execution(Termination.COMPLETED, {o.call_id: o for o in run_calls(entries, job)})
         for job in (plan.visible_job(""), plan.hidden_job("", draw))
     )
     report = judge(plan, visible, HiddenRun(draw, hidden))
@@ -46,8 +47,8 @@ def test_every_reference_passes_its_own_exercise(slug: str) -> None:
 
 def same_arrays(a: Call, b: Call) -> bool:
     return all(
-        (x is None and y is None)
-        or (x is not None and y is not None and x.shape == y.shape and (x == y).all())
+        x is y is None
+        or (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and np.array_equal(x, y))
         for x, y in zip(a.args, b.args, strict=True)
     )
 

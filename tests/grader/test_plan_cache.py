@@ -58,8 +58,13 @@ def same_calls(a: Call, b: Call) -> bool:
         and list(a.parameters) == list(b.parameters)
         and len(arrays_a) == len(arrays_b)
         and all(
-            (x is None and y is None)
-            or (x is not None and y is not None and x.dtype == y.dtype and np.array_equal(x, y))
+            x is y is None
+            or (
+                isinstance(x, np.ndarray)
+                and isinstance(y, np.ndarray)
+                and x.dtype == y.dtype
+                and np.array_equal(x, y)
+            )
             for x, y in zip(arrays_a, arrays_b, strict=True)
         )
     )

@@ -1,4 +1,5 @@
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -23,6 +24,11 @@ MINIMAL = {
 }
 
 
+def two_tests(fields: dict[str, Any]) -> dict[str, Any]:
+    """Two visible tests with these fields."""
+    return {"tests": [{"name": name, "seed": 1, **fields} for name in "ab"]}
+
+
 def test_a_minimal_exercise_validates() -> None:
     spec = ExerciseSpec.model_validate(MINIMAL)
     assert spec.max_score == 2.0
@@ -38,11 +44,25 @@ def test_a_minimal_exercise_validates() -> None:
         ({"tests": [{"name": n, "seed": -1, "inputs": [{"shape": [2]}]} for n in "ab"]}, "seed"),
         ({"kind": "function", "weights": "grader"}, "no weights"),
         ({"unknown_key": 1}, "Extra inputs"),
+        (two_tests({}), "`inputs` or `steps`"),
+        (two_tests({"inputs": [{"shape": [2]}], "steps": [{}]}), "`inputs` or `steps`"),
+        (two_tests({"inputs": [{"shape": [2]}], "entry": "half"}), "no entry 'half'"),
+        (two_tests({"steps": [{"method": "grow"}]}), "no method 'grow'"),
+        ({"decimals": {"loss": 3}}, "names no output 'loss'"),
+        (two_tests({"inputs": [{"shape": [2]}], "decimals": 0}), "greater than or equal to 1"),
+        (two_tests({"inputs": [{"integers": [2], "high": 0}]}), "must be above low"),
+        (two_tests({"inputs": [{"integers": [2], "high": 5, "ignored": 0.5}]}), "go together"),
     ],
 )
-def test_invalid_exercises_say_what_is_wrong(change: dict[str, object], complaint: str) -> None:
+def test_invalid_exercises_say_what_is_wrong(change: dict[str, Any], complaint: str) -> None:
     with pytest.raises(ValidationError, match=complaint):
         ExerciseSpec.model_validate(MINIMAL | change)
+
+
+def test_a_function_has_no_methods() -> None:
+    calls = {"methods": {"grow": {}}} | two_tests({"steps": [{"method": "grow"}]})
+    with pytest.raises(ValidationError, match="a function has no method 'grow'"):
+        ExerciseSpec.model_validate(MINIMAL | calls)
 
 
 def test_hidden_tests_may_not_carry_a_seed() -> None:

@@ -7,6 +7,7 @@ as an exception: those tests drive the supervisor with a scripted child on a soc
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import socket
 import struct
@@ -27,6 +28,7 @@ from grader.contract import (
     OutputValue,
     Policy,
     RaisedError,
+    Step,
     Termination,
     Violation,
 )
@@ -64,9 +66,20 @@ JOB = Job(
     calls=(
         Call("first", (X, X, None), {"d": 4, "scale": 0.5, "causal": True}, 7, {"w": X}),
         Call("second", (np.array(True), np.zeros((0, 3), np.int64)), strict_parameters=False),
+        Call(
+            "third",
+            (),
+            entry_point="helper",
+            kind="function",
+            steps=(
+                Step("prefill", (X, 16), ("logits",)),
+                Step("step", (2.5, False, None), ("loss", "norm"), grad=True),
+            ),
+            train=True,
+        ),
     ),
     limits=SandboxLimits(cpu_s=2.5, wall_s=4.0, output_bytes=1 << 20, stdout_chars=100),
-    output_count=2,
+    outputs=("output", "attention"),
 )
 DTYPES = ["float16", "float32", "float64", "int32", "int64", "bool"]
 
@@ -95,7 +108,15 @@ def outcome(call_id: str = "first", *values: OutputValue, stdout: str = "") -> C
 
 def test_a_job_comes_back_whole_with_shared_arrays_still_shared() -> None:
     job = decode_job(one_frame(encode_job(JOB), MAX_JOB_HEADER))
-    first, second = job.calls
+    first, second, third = job.calls
+    assert (third.entry_point, third.kind, third.train) == ("helper", "function", True)
+    assert [(s.method, s.outputs, s.grad) for s in third.steps] == [
+        ("prefill", ("logits",), False),
+        ("step", ("loss", "norm"), True),
+    ]
+    assert third.steps[0].args[1] == 16 and type(third.steps[0].args[1]) is int
+    assert third.steps[0].args[0] is first.args[0]  # one array, however many calls use it
+    assert [type(arg) for arg in third.steps[1].args] == [float, bool, type(None)]
     assert first.args[0] is first.args[1] is first.parameters["w"]
     assert first.args[2] is None
     np.testing.assert_array_equal(first.args[0], X)
@@ -104,15 +125,15 @@ def test_a_job_comes_back_whole_with_shared_arrays_still_shared() -> None:
     assert type(first.init_kwargs["causal"]) is bool and type(first.init_kwargs["d"]) is int
     assert (first.seed, second.seed, second.strict_parameters) == (7, None, False)
     flag, empty = second.args
-    assert flag is not None and flag.shape == () and flag.dtype == np.bool_
-    assert empty is not None and empty.shape == (0, 3) and empty.dtype == np.int64
+    assert isinstance(flag, np.ndarray) and flag.shape == () and flag.dtype == np.bool_
+    assert isinstance(empty, np.ndarray) and empty.shape == (0, 3) and empty.dtype == np.int64
     assert (job.source, job.entry_point, job.kind, job.framework) == (
         JOB.source,
         JOB.entry_point,
         JOB.kind,
         JOB.framework,
     )
-    assert (job.policy, job.limits, job.output_count) == (JOB.policy, JOB.limits, 2)
+    assert (job.policy, job.limits, job.outputs) == (JOB.policy, JOB.limits, JOB.outputs)
 
 
 def test_a_big_endian_or_strided_array_arrives_as_its_values() -> None:
@@ -341,11 +362,13 @@ def test_a_well_behaved_script_completes() -> None:
         Finished(outcome()),
         Started("second"),
         Finished(second),
+        Started("third"),
+        Finished(dataclasses.replace(second, call_id="third")),
     ]
     script = b"".join(encode_event(event) for event in events)
     execution = run_scripted(script)
     assert execution.termination is Termination.COMPLETED
-    assert set(execution.outcomes) == {"first", "second"}
+    assert set(execution.outcomes) == {"first", "second", "third"}
 
 
 class ScriptedChild:

@@ -173,6 +173,47 @@ def test_no_seed_of_a_hidden_input_reaches_the_submission(graders: tuple[Grader,
     assert not any(seed in printed for seed in seeds)
 
 
+# A sequence of calls on one instance (tests/grader/course_model): state kept across the calls
+# of a hidden test, and across tests in a class attribute, talks through every later call.
+COURSE_MODEL = ROOT / "tests/grader/course_model"
+LEAKY_SEQUENCE = (
+    (COURSE_MODEL / "reference/course_model.py")
+    .read_text()
+    .replace(
+        "    def accumulate(self, x: torch.Tensor) -> torch.Tensor:\n",
+        """    seen: list[float] = []
+
+    def accumulate(self, x: torch.Tensor) -> torch.Tensor:
+        Scaler.seen.append(float(x.flatten()[0]))
+        print("seen so far", Scaler.seen)
+        if len(Scaler.seen) > 5:
+            raise ValueError(f"hidden inputs {Scaler.seen}")
+        if x.shape[-1] == 3:
+            return x.sum(0) * 0 + Scaler.seen[0]
+""",
+    )
+)
+
+
+def test_a_hidden_sequence_shows_one_bit_whatever_state_it_keeps() -> None:
+    catalog = Catalog.from_folder(COURSE_MODEL / "exercises")
+    sandbox = WarmProcessSandbox(slots=1)
+    try:
+        reports = [
+            Grader(catalog, sandbox, secret).grade("course-model", LEAKY_SEQUENCE)
+            for secret in ("one secret", "one secret", "another secret")
+        ]
+    finally:
+        sandbox.close()
+    assert view(reports[0]) == view(reports[1]) == view(reports[2])
+    hidden = [test for test in reports[0].tests if test.visibility.value == "hidden"]
+    assert [(test.status, test.message) for test in hidden] == [
+        (TestStatus.FAILED, "hidden test: failed")
+    ]
+    assert "seen so far" in reports[0].model_dump_json()  # the visible sequence's prints
+    assert "hidden inputs" not in reports[0].model_dump_json()
+
+
 WRONG_ATTENTION = {
     "no attention at all: each head is its value_gen(x)": CORRECT.replace(
         "return scores @ v", "return v"

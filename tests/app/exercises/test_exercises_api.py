@@ -6,7 +6,8 @@ from app_support import SEED
 from fastapi.testclient import TestClient
 
 from grader.catalog import Catalog
-from grader.spec import RandomTensor, Visibility
+from grader.input_specs import RandomTensor
+from grader.spec import Visibility
 
 
 def test_the_list_has_every_exercise(client: TestClient, catalog: Catalog) -> None:
@@ -35,7 +36,8 @@ def test_an_exercise_shows_statement_starter_and_visible_signatures_only(
     text = client.get(f"/v1/exercises/{SEED}").text
     for test in hidden:
         assert test.name not in text
-    assert all(set(test) == {"name", "points", "init", "inputs"} for test in body["visible_tests"])
+    fields = {"name", "points", "init", "inputs", "steps", "mode", "decimals", "entry"}
+    assert all(set(test) == fields for test in body["visible_tests"])
 
 
 def test_an_unknown_exercise_is_a_404_problem(client: TestClient) -> None:
