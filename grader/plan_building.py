@@ -10,11 +10,10 @@ import dataclasses
 from collections import Counter
 from typing import Any
 
-from grader.contract import FORWARD, Call, Job, OutputValue, Step
+from grader.contract import Call, Job, OutputValue
 from grader.input_specs import RandomTensor
 from grader.inputs import make_call_inputs, perturb, seeds_for
 from grader.plan import (
-    CONSTRUCTION_SEED,
     HIDDEN_INPUT_SETS,
     PROBED_TESTS_PER_KIND,
     WEIGHTS,
@@ -32,14 +31,11 @@ from grader.reference import Reference, run_trusted
 from grader.sandbox.torch_setup import configure_for_references
 from grader.spec import (
     Exercise,
-    ExerciseSpec,
-    Mode,
-    StepSpec,
     TestCaseSpec,
     Visibility,
     WeightSource,
 )
-from grader.test_calls import is_plain, output_decimals, output_names, step_outputs
+from grader.test_calls import build_call, is_plain, output_decimals, output_names
 from grader.trainability_plan import gradient_case, scaled_cases
 from grader.trainability_spec import GRADIENT_PASS, TrainabilityCheck
 from grader.variants import WrongVariant
@@ -96,31 +92,11 @@ def _case(
 
 
 def _main_call(exercise: Exercise, reference: Reference, test: TestCaseSpec, seed: int) -> Call:
-    """The test's call: its one call, or its steps, on the entry point it names."""
     spec = exercise.spec
     # The grader's weights are the main module's: another entry point makes its own.
     grader_weights = spec.weights is WeightSource.GRADER and test.entry is None
-    inputs = make_call_inputs(test, seed)
-    steps = tuple(
-        Step(step.method, args, step_outputs(spec, test, step), grad=_with_grad(spec, step))
-        for step, args in zip(test.steps, inputs, strict=False)
-    )
-    return Call(
-        id=test.name,
-        args=() if steps else inputs[0],
-        init_kwargs=dict(test.init),
-        seed=CONSTRUCTION_SEED if grader_weights else None,
-        parameters=reference.draw_parameters(test.init, seed) if grader_weights else {},
-        entry_point=test.entry,
-        kind=None if test.entry is None else spec.entry_kind(test).value,
-        outputs=None if test.entry is None else step_outputs(spec, test, test.calls[0]),
-        steps=steps,
-        train=test.mode is Mode.TRAIN,
-    )
-
-
-def _with_grad(spec: ExerciseSpec, step: StepSpec) -> bool:
-    return step.method != FORWARD and spec.methods[step.method].grad
+    parameters = reference.draw_parameters(test.init, seed) if grader_weights else None
+    return build_call(spec, test, make_call_inputs(test, seed), parameters)
 
 
 def _probes(

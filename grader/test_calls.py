@@ -1,10 +1,14 @@
 """How a test calls the submission, read from its spec: which entry point, which steps, and the
-name and tolerance of every output compared."""
+name and tolerance of every output compared; and its call on a set of inputs."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from grader.compare import DECIMALS
-from grader.contract import FORWARD
+from grader.contract import FORWARD, Call, Step
+from grader.inputs import Inputs
+from grader.plan import CONSTRUCTION_SEED
 from grader.spec import ExerciseSpec, Mode, StepSpec, TestCaseSpec
 
 
@@ -40,6 +44,36 @@ def output_decimals(spec: ExerciseSpec, test: TestCaseSpec) -> tuple[int, ...]:
         for step in test.calls
         for name in step_outputs(spec, test, step)
     )
+
+
+def build_call(
+    spec: ExerciseSpec,
+    test: TestCaseSpec,
+    inputs: tuple[Inputs, ...],
+    parameters: dict[str, np.ndarray] | None,
+) -> Call:
+    """The test's call on `inputs` (one per call of the test): its one call, or its steps, on
+    the entry point it names; with `parameters`, the grader's weights loaded by name."""
+    steps = tuple(
+        Step(step.method, args, step_outputs(spec, test, step), grad=_with_grad(spec, step))
+        for step, args in zip(test.steps, inputs, strict=False)
+    )
+    return Call(
+        id=test.name,
+        args=() if steps else inputs[0],
+        init_kwargs=dict(test.init),
+        seed=None if parameters is None else CONSTRUCTION_SEED,
+        parameters=parameters or {},
+        entry_point=test.entry,
+        kind=None if test.entry is None else spec.entry_kind(test).value,
+        outputs=None if test.entry is None else step_outputs(spec, test, test.calls[0]),
+        steps=steps,
+        train=test.mode is Mode.TRAIN,
+    )
+
+
+def _with_grad(spec: ExerciseSpec, step: StepSpec) -> bool:
+    return step.method != FORWARD and spec.methods[step.method].grad
 
 
 def is_plain(test: TestCaseSpec) -> bool:
