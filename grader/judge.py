@@ -249,10 +249,8 @@ def _judge_test(test: TestPlan, execution: Execution, stop: _Stop) -> TestResult
 
 
 def _all_match(test: TestPlan) -> str:
-    places = sorted(set(test.decimals))
-    if len(places) == 1:
-        return f"all outputs match to {places[0]} decimals"
-    return f"all outputs match, each to its {'/'.join(map(str, places))} decimals"
+    places = "/".join(str(count) for count in sorted(set(test.decimals)))
+    return f"all outputs match to {places} decimals"
 
 
 def _error_message(error: RaisedError) -> str:

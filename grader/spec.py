@@ -197,6 +197,9 @@ class ExerciseSpec(_Strict):
                 raise ValueError(f"test {test.name!r}: no method {step.method!r} in [methods]")
             if step.method != FORWARD and self.entry_kind(test) is EntryKind.FUNCTION:
                 raise ValueError(f"test {test.name!r}: a function has no method {step.method!r}")
+        methods = [step.method for step in test.steps]
+        if methods and all(m != FORWARD and not self.methods[m].outputs for m in methods):
+            raise ValueError(f"test {test.name!r}: none of its steps returns an output")
 
     def _output_names(self) -> set[str]:
         every = [self.outputs, *(entry.outputs for entry in self.entries.values())]

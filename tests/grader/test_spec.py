@@ -59,6 +59,12 @@ def test_invalid_exercises_say_what_is_wrong(change: dict[str, Any], complaint: 
         ExerciseSpec.model_validate(MINIMAL | change)
 
 
+def test_a_sequence_compares_some_output() -> None:
+    kind = {"kind": "module", "methods": {"reset": {}}}
+    with pytest.raises(ValidationError, match="none of its steps returns an output"):
+        ExerciseSpec.model_validate(MINIMAL | kind | two_tests({"steps": [{"method": "reset"}]}))
+
+
 def test_a_function_has_no_methods() -> None:
     calls = {"methods": {"grow": {}}} | two_tests({"steps": [{"method": "grow"}]})
     with pytest.raises(ValidationError, match="a function has no method 'grow'"):
