@@ -7,16 +7,17 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from grader.contract import Arg
 from grader.spec import TestCaseSpec
+from oracles import Arrays, Oracle, Parameters
 
-SLUG = "cross-entropy"
 DEFAULT_IGNORE_INDEX = -100
 
 
-def oracle(
-    test: TestCaseSpec, inputs: tuple[tuple[object, ...], ...], parameters: dict[str, np.ndarray]
-) -> tuple[np.ndarray, ...]:
-    ((logits, targets, *rest),) = inputs
+def _cross_entropy(
+    test: TestCaseSpec, calls: tuple[tuple[Arg, ...], ...], parameters: Parameters
+) -> Arrays:
+    ((logits, targets, *rest),) = calls
     ignore_index = int(np.asarray(rest[0])) if rest else DEFAULT_IGNORE_INDEX
     scores = torch.as_tensor(np.asarray(logits))
     loss = F.cross_entropy(
@@ -25,3 +26,6 @@ def oracle(
         ignore_index=ignore_index,
     )
     return (loss.numpy(),)
+
+
+ORACLES: dict[str, Oracle] = {"cross-entropy": _cross_entropy}
