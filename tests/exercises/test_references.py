@@ -17,7 +17,7 @@ import re
 import sys
 import types
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import import_module
 from pathlib import Path
@@ -32,11 +32,13 @@ from torch import nn
 
 from grader.call_execution import run_call
 from grader.catalog import Catalog
+from grader.compare import agree
 from grader.contract import Job, Policy
 from grader.input_specs import CausalMask, RandomTensor, SameAs
 from grader.inputs import make_call_inputs
 from grader.spec import (
     Exercise,
+    Mode,
     TestCaseSpec,
     Visibility,
     WeightSource,
@@ -138,14 +140,6 @@ def variants(slug: str) -> tuple[WrongVariant, ...]:
 
 def variant_indices(slug: str, code: str) -> list[int]:
     return [index for index, wrong in enumerate(variants(slug)) if wrong.code == code]
-
-
-def agree(actual: np.ndarray, expected: np.ndarray) -> bool:
-    """The grader's rule: same shape, and within one unit of the 4th decimal once rounded."""
-    if actual.shape != expected.shape:
-        return False
-    difference = np.abs(np.round(actual.astype(np.float64), 4) - np.round(expected, 4))
-    return bool(np.all(difference <= 1e-4 + 1e-9))
 
 
 def all_agree(actual: Arrays, expected: Arrays) -> bool:
@@ -263,12 +257,23 @@ def test_reference_output_dtype_follows_the_inputs(slug: str, test_name: str) ->
 # --- Known-wrong variants ------------------------------------------------------------------
 
 
-# Mistakes in handling the optional mask: a test that passes no mask cannot show them.
-MASK_MISTAKES = {("scaled-dot-product-attention", "boolean-keep-mask")}
-
-
 def passes_a_mask(test: TestCaseSpec) -> bool:
     return any(isinstance(spec, CausalMask) for spec in test.inputs)
+
+
+def in_train_mode(test: TestCaseSpec) -> bool:
+    return test.mode is Mode.TRAIN
+
+
+# Mistakes that only some tests can show: in handling the optional mask (a test that passes
+# none), in where dropout goes or how much it keeps (an eval-mode test, where it does nothing),
+# and dropout left on in eval mode (a train-mode test, where it belongs).
+SHOWN_ONLY_WHERE: dict[tuple[str, str], Callable[[TestCaseSpec], bool]] = {
+    ("scaled-dot-product-attention", "boolean-keep-mask"): passes_a_mask,
+    ("feed-forward", "dropout-misplaced"): in_train_mode,
+    ("feed-forward", "keep-probability"): in_train_mode,
+    ("feed-forward", "dropout-in-eval"): lambda test: not in_train_mode(test),
+}
 
 
 def variant_cases(*, showing: bool = True) -> Iterator[tuple[str, int, str]]:
@@ -279,7 +284,8 @@ def variant_cases(*, showing: bool = True) -> Iterator[tuple[str, int, str]]:
         for (index, wrong), test in itertools.product(found, visible_tests(slug)):
             if test.entry != wrong.of:
                 continue
-            if ((slug, wrong.code) not in MASK_MISTAKES or passes_a_mask(test)) is showing:
+            shows = SHOWN_ONLY_WHERE.get((slug, wrong.code), lambda _: True)
+            if shows(test) is showing:
                 yield slug, index, test.name
 
 
@@ -315,11 +321,11 @@ def test_variant_changes_every_visible_output(slug: str, index: int, test_name: 
 
 
 @pytest.mark.parametrize(("slug", "index", "test_name"), list(variant_cases(showing=False)))
-def test_a_mask_mistake_changes_nothing_without_a_mask(
+def test_a_mistake_changes_nothing_where_it_cannot_show(
     slug: str, index: int, test_name: str
 ) -> None:
-    """Why MASK_MISTAKES skip the tests without a mask: there they are the reference itself,
-    so a submission making the mistake passes those tests and is never diagnosed on them."""
+    """Why SHOWN_ONLY_WHERE skips some tests: there the mistake is the reference itself, so a
+    submission making it passes those tests and is never diagnosed on them."""
     assert all_agree(variant_outputs(slug, index, test_name), reference_outputs(slug, test_name))
 
 
