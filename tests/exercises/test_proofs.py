@@ -110,6 +110,13 @@ TRICKY_BUT_CORRECT = {
         "helper_function_reset_parameters",
         "rows_loop_no_grad_stats",
     ],
+    "pre-norm-transformer-block": [
+        "einsum_finfo_min_mask",
+        "head_loop_sliced_weights_erf",
+        "nanogpt_tril_buffer",
+        "notebook_prints_no_grad_attention_map",
+        "tanh_gelu_by_hand",
+    ],
     "multi-head-attention": ["buffer_scale_manual_softmax", "reset_parameters_under_no_grad"],
     SEED_EXERCISE: [
         "detached_attention_cache",
