@@ -112,6 +112,7 @@ TRICKY_BUT_CORRECT = {
     ],
     "pre-norm-transformer-block": [
         "einsum_finfo_min_mask",
+        "functional_forward_additive_padding",
         "head_loop_sliced_weights_erf",
         "nanogpt_tril_buffer",
         "notebook_prints_no_grad_attention_map",
