@@ -7,21 +7,19 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from grader.contract import Arg
 from grader.spec import TestCaseSpec
+from oracles import Arrays, Oracle, Parameters
 
-SLUG = "pre-norm-transformer-block"
 
-
-def oracle(
-    test: TestCaseSpec,
-    inputs: tuple[tuple[np.ndarray | None, ...], ...],
-    parameters: dict[str, np.ndarray],
-) -> tuple[np.ndarray, ...]:
-    ((x_array, *rest),) = inputs
-    assert x_array is not None
+def _pre_norm_block(
+    test: TestCaseSpec, calls: tuple[tuple[Arg, ...], ...], parameters: Parameters
+) -> Arrays:
+    ((x_array, *rest),) = calls
+    assert isinstance(x_array, np.ndarray)
     p = {name: torch.from_numpy(value).double() for name, value in parameters.items()}
     x = torch.from_numpy(x_array).double()
-    keep = torch.from_numpy(rest[0]) if rest and rest[0] is not None else None
+    keep = torch.from_numpy(rest[0]) if rest and isinstance(rest[0], np.ndarray) else None
     B, T, D = x.shape
     h = int(test.init["num_heads"])
 
@@ -41,4 +39,7 @@ def oracle(
     x = x + F.linear(merged, p["attn.proj.weight"], p["attn.proj.bias"])
     hidden = F.gelu(F.linear(norm("ln2", x), p["ffn.fc1.weight"], p["ffn.fc1.bias"]))
     x = x + F.linear(hidden, p["ffn.fc2.weight"], p["ffn.fc2.bias"])
-    return (x.to(getattr(torch, str(x_array.dtype))).numpy(),)
+    return (x.numpy().astype(x_array.dtype),)
+
+
+ORACLES: dict[str, Oracle] = {"pre-norm-transformer-block": _pre_norm_block}
