@@ -51,6 +51,8 @@ def test_no_hidden_test_gives_points_to_a_mistake_every_visible_test_catches(
     }
     assert lenient == {
         ("fused-qkv-attention", "one head, causal mask"): ["block_qkv_layout", "heads_mixed"],
+        # With one feature every x - mean is 0: where eps goes cannot change the output.
+        ("layer-norm", "one feature"): ["eps_added_to_std"],
         (SEED_EXERCISE, "one head"): ["concat_along_sequence", "full_size_heads"],
         ("numpy-multi-head-attention", "one head"): ["concat_along_batch"],
     }
@@ -102,6 +104,20 @@ TRICKY_BUT_CORRECT = {
         "sequential_sharing_named_layers",
     ],
     "fused-qkv-attention": ["logsumexp_softmax", "masked_fill_minus_1e9"],
+    "layer-norm": [
+        "centering_matrix_einsum",
+        "custom_autograd_function",
+        "helper_function_reset_parameters",
+        "rows_loop_no_grad_stats",
+    ],
+    "pre-norm-transformer-block": [
+        "einsum_finfo_min_mask",
+        "functional_forward_additive_padding",
+        "head_loop_sliced_weights_erf",
+        "nanogpt_tril_buffer",
+        "notebook_prints_no_grad_attention_map",
+        "tanh_gelu_by_hand",
+    ],
     "multi-head-attention": ["buffer_scale_manual_softmax", "reset_parameters_under_no_grad"],
     SEED_EXERCISE: [
         "detached_attention_cache",
