@@ -34,7 +34,7 @@ from grader.call_execution import run_call
 from grader.catalog import Catalog
 from grader.compare import agree
 from grader.contract import Job, Policy
-from grader.input_specs import CausalMask, RandomTensor, SameAs
+from grader.input_specs import CausalMask, KeepPrefix, RandomTensor, SameAs
 from grader.inputs import make_call_inputs
 from grader.spec import (
     Exercise,
@@ -258,7 +258,7 @@ def test_reference_output_dtype_follows_the_inputs(slug: str, test_name: str) ->
 
 
 def passes_a_mask(test: TestCaseSpec) -> bool:
-    return any(isinstance(spec, CausalMask) for spec in test.inputs)
+    return any(isinstance(spec, CausalMask | KeepPrefix) for spec in test.inputs)
 
 
 def in_train_mode(test: TestCaseSpec) -> bool:
@@ -270,6 +270,7 @@ def in_train_mode(test: TestCaseSpec) -> bool:
 # and dropout left on in eval mode (a train-mode test, where it belongs).
 SHOWN_ONLY_WHERE: dict[tuple[str, str], Callable[[TestCaseSpec], bool]] = {
     ("scaled-dot-product-attention", "boolean-keep-mask"): passes_a_mask,
+    ("pre-norm-transformer-block", "keep-mask-ignored"): passes_a_mask,
     ("feed-forward", "dropout-misplaced"): in_train_mode,
     ("feed-forward", "keep-probability"): in_train_mode,
     ("feed-forward", "dropout-in-eval"): lambda test: not in_train_mode(test),
