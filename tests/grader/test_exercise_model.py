@@ -104,6 +104,17 @@ def test_the_second_entry_point_is_graded_on_its_own_tests(grader: Grader) -> No
     assert set(failed(grade(grader, off_by_one))) == {"token counts", "a worked example"}
 
 
+def test_a_counter_from_collections_counts_as_well(grader: Grader) -> None:
+    tallied = changed(
+        "    return torch.bincount(ids, minlength=vocab).to(torch.float32)",
+        """    from collections import Counter
+
+    tally = Counter(ids.tolist())
+    return torch.tensor([float(tally[token]) for token in range(vocab)])""",
+    )
+    assert failed(grade(grader, tallied)) == {}
+
+
 def test_a_missing_second_entry_point_is_refused_by_name(grader: Grader) -> None:
     report = grade(grader, changed("def counts(", "def count_tokens("))
     assert report.score == 0

@@ -4,8 +4,8 @@ Imports: the exercise's `allowed_imports` name libraries (`torch`, `numpy`); all
 its computational submodules too (`torch.nn.functional`, `torch.nn.init`, `numpy.linalg`...,
 and `torch.autograd` for backward passes of one's own, see `autograd`), and every exercise
 allows the modules that annotations and plain arithmetic use (`typing`, `torchtyping`,
-`__future__`, `math`). A leftover `import numpy as np` in a torch exercise is
-allowed where the exercise lists numpy. An exercise narrows what is allowed with `forbidden`.
+`__future__`, `math`) and `collections`' containers. A leftover `import numpy as np` in a torch
+exercise is allowed where the exercise lists numpy. An exercise narrows what is allowed with `forbidden`.
 
 Attributes of a module are read by allow-list, never deny-list: `import torch` hands out
 `torch.os`, `torch.load`, `torch.library`..., so only what a rule below lists can be read.
@@ -27,9 +27,10 @@ import torch
 from grader.sandbox.policy import autograd
 
 # Importable whatever the exercise: annotations (`from __future__ import annotations` is a
-# compiler directive; torchtyping is a stand-in whose `TensorType[...]` is torch.Tensor) and
-# the math module, none of which reaches a file, a process or another module.
-ALWAYS_IMPORTABLE = frozenset({"__future__", "typing", "torchtyping", "math"})
+# compiler directive; torchtyping is a stand-in whose `TensorType[...]` is torch.Tensor), the
+# math module and the containers students build layers with (`nn.Sequential(OrderedDict(...))`),
+# none of which reaches a file, a process or another module.
+ALWAYS_IMPORTABLE = frozenset({"__future__", "typing", "torchtyping", "math", "collections"})
 
 # Submodules that come with a library the exercise allows: math, layers and initialisers.
 _SUBMODULES: Mapping[str, tuple[str, ...]] = {
@@ -205,6 +206,7 @@ _ATTRIBUTE_RULES: Mapping[str, _Rule] = {
     "numpy": _numpy_attributes,
     "numpy.linalg": _functions_from("numpy.linalg"),
     "math": _functions_from("math"),
+    "collections": _exactly("OrderedDict", "defaultdict", "Counter", "deque"),
     "typing": _exactly(*_TYPING_NAMES),
     "torchtyping": _exactly("TensorType", "patch_typeguard"),
     "__future__": _exactly(*__future__.all_feature_names),
