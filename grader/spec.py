@@ -158,7 +158,7 @@ class ExerciseSpec(_Strict):
     outputs: list[str] = Field(default_factory=lambda: ["output"], min_length=1)
     # Libraries the submission may import, each with its computational submodules ("torch"
     # brings torch.nn, torch.nn.functional, torch.nn.init...); typing, torchtyping, __future__
-    # and math are importable in every exercise (grader.sandbox.policy.modules).
+    # math and collections are importable in every exercise (grader.sandbox.policy.modules).
     allowed_imports: list[str]
     # Dotted names the submission may not reach, e.g. "torch.nn.MultiheadAttention".
     forbidden: list[str] = Field(default_factory=list)

@@ -5,7 +5,8 @@ its computational submodules too (`torch.nn.functional`, `torch.nn.init`, `numpy
 and `torch.autograd` for backward passes of one's own, see `autograd`), and every exercise
 allows the modules that annotations and plain arithmetic use (`typing`, `torchtyping`,
 `__future__`, `math`) and `collections`' containers. A leftover `import numpy as np` in a torch
-exercise is allowed where the exercise lists numpy. An exercise narrows what is allowed with `forbidden`.
+exercise is allowed where the exercise lists numpy. An exercise narrows what is allowed with
+`forbidden`.
 
 Attributes of a module are read by allow-list, never deny-list: `import torch` hands out
 `torch.os`, `torch.load`, `torch.library`..., so only what a rule below lists can be read.
