@@ -104,6 +104,11 @@ TRICKY_BUT_CORRECT = {
         "no_grad_debug_print",
         "setattr_heads_einsum_projection",
     ],
+    "positional-encoding": [
+        "numpy_table_plain_attribute",
+        "one_hot_matmul_table_in_forward",
+        "python_loops_notebook",
+    ],
     ATTENTION_FUNCTION: [
         "custom_function_softmax",
         "logsumexp_softmax",
