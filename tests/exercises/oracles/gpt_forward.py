@@ -7,18 +7,16 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from grader.contract import Arg
 from grader.spec import TestCaseSpec
+from oracles import Arrays, Oracle, Parameters
 
-SLUG = "gpt-forward"
 
-
-def oracle(
-    test: TestCaseSpec,
-    inputs: tuple[tuple[np.ndarray | None, ...], ...],
-    parameters: dict[str, np.ndarray],
-) -> tuple[np.ndarray, ...]:
-    ((ids,),) = inputs
-    assert ids is not None
+def _oracle_gpt_forward(
+    test: TestCaseSpec, calls: tuple[tuple[Arg, ...], ...], parameters: Parameters
+) -> Arrays:
+    ((ids,),) = calls
+    assert isinstance(ids, np.ndarray)
     p = {name: torch.from_numpy(value).double() for name, value in parameters.items()}
     tokens = torch.from_numpy(ids)
     x = F.embedding(tokens, p["wte.weight"]) + p["wpe.weight"][: tokens.shape[-1]]
@@ -49,3 +47,6 @@ def _attention(x: torch.Tensor, p: dict[str, torch.Tensor], num_heads: int) -> t
     heads = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, h, T, head_dim)
     merged = heads.permute(0, 2, 1, 3).reshape(batch, length, d_model)
     return F.linear(merged, p["attn.proj.weight"], p["attn.proj.bias"])
+
+
+ORACLES: dict[str, Oracle] = {"gpt-forward": _oracle_gpt_forward}

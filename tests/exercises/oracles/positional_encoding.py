@@ -8,22 +8,21 @@ import math
 
 import numpy as np
 
+from grader.contract import Arg
 from grader.spec import TestCaseSpec
+from oracles import Arrays, Oracle, Parameters
 
-SLUG = "positional-encoding"
 
-
-def oracle(
-    test: TestCaseSpec,
-    inputs: tuple[tuple[np.ndarray | None, ...], ...],
-    parameters: dict[str, np.ndarray],
-) -> tuple[np.ndarray, ...]:
-    ((*arguments,),) = inputs
-    if getattr(test, "entry", None) == "sinusoidal_positions":
-        seq_len, d_model = (int(np.asarray(argument)) for argument in arguments)
+def _oracle_positional_encoding(
+    test: TestCaseSpec, calls: tuple[tuple[Arg, ...], ...], parameters: Parameters
+) -> Arrays:
+    ((*arguments,),) = calls
+    if test.entry == "sinusoidal_positions":
+        seq_len, d_model = arguments
+        assert isinstance(seq_len, int) and isinstance(d_model, int)
         return (_table(seq_len, d_model).astype(np.float32),)
     (ids,) = arguments
-    assert ids is not None
+    assert isinstance(ids, np.ndarray)
     weight = parameters["token_embedding.weight"].astype(np.float64)
     d_model = weight.shape[1]
     embedded = weight[ids] * math.sqrt(d_model)  # (B, T, d)
@@ -35,3 +34,6 @@ def _table(seq_len: int, d_model: int) -> np.ndarray:
     wavelength_exponent = (feature - feature % 2) / d_model  # 2i / d for features 2i and 2i + 1
     angles = np.arange(seq_len)[:, None] / 10000.0 ** wavelength_exponent[None, :]  # (T, d)
     return np.where(feature % 2 == 0, np.sin(angles), np.cos(angles))
+
+
+ORACLES: dict[str, Oracle] = {"positional-encoding": _oracle_positional_encoding}
