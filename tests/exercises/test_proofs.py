@@ -104,6 +104,11 @@ TRICKY_BUT_CORRECT = {
         "sequential_sharing_named_layers",
     ],
     "fused-qkv-attention": ["logsumexp_softmax", "masked_fill_minus_1e9"],
+    "gpt-forward": [
+        "einsum_functional_head",
+        "handmade_layernorm_params",
+        "nanogpt_tied_lm_head",
+    ],
     "layer-norm": [
         "centering_matrix_einsum",
         "custom_autograd_function",
@@ -129,6 +134,11 @@ TRICKY_BUT_CORRECT = {
         "handmade_parameter_projection",
         "no_grad_debug_print",
         "setattr_heads_einsum_projection",
+    ],
+    "positional-encoding": [
+        "numpy_table_plain_attribute",
+        "one_hot_matmul_table_in_forward",
+        "python_loops_notebook",
     ],
     ATTENTION_FUNCTION: [
         "custom_function_softmax",
