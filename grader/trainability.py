@@ -75,6 +75,11 @@ def gradient_faults(
     if actual is None:
         return None
     if expected.graph and not actual.graph:
+        # Frozen weights leave no graph where nothing else requires grad (token ids in): they
+        # are the cause to name.
+        cause = next(_registration_faults(expected.parameters, actual.parameters), None)
+        if cause is not None and cause.code is not None:
+            return _both_checks(cause.code, cause.message)
         return _both_checks(NO_GRAPH, f"your output carries no autograd graph: {_DETACHED}")
     faults = [
         *_registration_faults(expected.parameters, actual.parameters),

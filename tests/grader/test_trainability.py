@@ -315,3 +315,15 @@ def test_a_scored_check_whose_pass_never_ran_fails_its_test(scored_plan: Exercis
     assert checked and checked <= failed.keys()
     assert all("gradient pass did not run" in failed[name] for name in checked)
     assert report.diagnosis == []
+
+
+def test_a_frozen_only_weight_is_named_though_it_leaves_no_graph() -> None:
+    """Token ids in and the one embedding frozen: the output has no graph at all, and the
+    frozen weight is why (not a detach or no_grad)."""
+    shape = (4, 3)
+    weight = np.ones(shape, np.float32)
+    wanted = Gradients(True, (None,), (ParameterGradient("embedding.weight", shape, True, weight),))
+    frozen = Gradients(False, (None,), (ParameterGradient("embedding.weight", shape, False, None),))
+    faults = gradient_faults(wanted, CallOutcome("t", (), gradients=frozen), by_name=True)
+    assert faults is not None
+    assert [fault.code for fault in faults] == [FROZEN, FROZEN]
