@@ -42,14 +42,25 @@ def test_the_exercise_proves_itself(proofs: dict[str, Proof], slug: str) -> None
 def test_no_hidden_test_gives_points_to_a_mistake_every_visible_test_catches(
     proofs: dict[str, Proof],
 ) -> None:
-    """Only the promised one-head tests do: with one head, mixing or concatenating the heads is
-    no mistake. A test of one token did, for every mistake of the attention itself."""
+    """Only the tests of promised cases where the mistake is no mistake (one head: mixing or
+    concatenating the heads changes nothing). A test of one token did, for every mistake of the
+    attention itself."""
     lenient = {
         (slug, test): names
         for slug, proof in proofs.items()
         for test, names in lenient_hidden_tests(proof.exercise.spec.tests, proof.mistakes).items()
     }
     assert lenient == {
+        # One target, none ignored: the sum is the mean, every target is a kept one, and the
+        # row and column of a (1, C) logits' target are one value.
+        ("cross-entropy", "a single target, none ignored"): [
+            "mean_over_every_target",
+            "sum_not_mean",
+            "targets_indexed_as_columns",
+        ],
+        ("cross-entropy", "no target ignored"): ["mean_over_every_target"],
+        # With an expansion of 1 the hidden size is d_model: no expansion is no mistake.
+        ("feed-forward", "batch 1, expansion 1"): ["no_expansion"],
         ("fused-qkv-attention", "one head, causal mask"): ["block_qkv_layout", "heads_mixed"],
         # With one feature every x - mean is 0: where eps goes cannot change the output.
         ("layer-norm", "one feature"): ["eps_added_to_std"],
