@@ -27,6 +27,7 @@ from pydantic_core import ErrorDetails
 from grader.errors import DefinitionProblem, ExerciseDefinitionError
 from grader.limits import SandboxLimits
 from grader.promises import Promise
+from grader.proof_record import ProofRecord, read_proof_record
 from grader.trainability_spec import TrainabilityCheck, TrainabilitySpec
 from grader.versions import exercise_version
 
@@ -194,7 +195,8 @@ class ExerciseSpec(_Strict):
 
 class Exercise(_Strict):
     """An exercise as found on disk: its spec, the texts shown to students, and its version (a
-    hash of its folder and its reference module, `grader.versions`)."""
+    hash of its folder and its reference module, `grader.versions`) and the record of its
+    proof, if any: a draft until that names this version (`grader.proof_record`)."""
 
     spec: ExerciseSpec
     statement: str
@@ -202,6 +204,7 @@ class Exercise(_Strict):
     folder: Path
     reference_file: Path
     version: str
+    proof: ProofRecord | None = None
 
 
 def load_exercise(folder: Path) -> Exercise:
@@ -227,6 +230,7 @@ def load_exercise(folder: Path) -> Exercise:
         folder=folder,
         reference_file=reference_file,
         version=exercise_version(folder, reference_file),
+        proof=read_proof_record(folder),
     )
 
 
