@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.config import JsonDict
 
 from app.courses.budgets import Budget, Standing
+from grader.proof_record import draft_reason
 from grader.sandbox.policy import importable_modules
 from grader.spec import CausalMask, Exercise, RandomTensor, SameAs, Visibility
 
@@ -19,6 +20,7 @@ _SUMMARY_EXAMPLE: JsonDict = {
     "framework": "torch",
     "max_score": 10.0,
     "version": "f31f15238d73",
+    "draft": None,
 }
 
 
@@ -34,6 +36,10 @@ class ExerciseSummary(BaseModel):
     # A hash of the exercise's folder and reference module: a report graded with this version
     # carries it as `exercise_version`.
     version: str
+    draft: str | None = Field(
+        description="null once published; for a draft (not proven at this version, so seen by "
+        "staff alone), why it is one and what publishes it"
+    )
 
     @classmethod
     def of(cls, exercise: Exercise) -> ExerciseSummary:
@@ -46,6 +52,7 @@ class ExerciseSummary(BaseModel):
             framework=spec.framework.value,
             max_score=spec.max_score,
             version=exercise.version,
+            draft=draft_reason(exercise),
         )
 
 
