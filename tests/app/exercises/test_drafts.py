@@ -5,6 +5,7 @@ exercise, a submission to it 404) and shown to staff flagged, who open and submi
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -116,8 +117,13 @@ def test_a_new_exercise_is_a_draft_students_never_see_and_staff_try(
 
 
 def test_a_published_exercise_edited_is_a_draft_until_published_again(
-    exercises: Path, service: TestClient, staff: Caller, students: list[Caller]
+    exercises: Path,
+    service: TestClient,
+    staff: Caller,
+    students: list[Caller],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO, "app.grading.catalog_watch")
     edit_toml(exercises / SEED, 'name = "batch 1, 2 heads"', 'name = "one batch, 2 heads"')
     wait_until(lambda: listed(service, staff)[SEED] is not None)
 
@@ -131,6 +137,9 @@ def test_a_published_exercise_edited_is_a_draft_until_published_again(
     assert listed(service, staff) == {SEED: None}
     assert submitted(service, students[0], SEED).status_code == 202
     assert service.get(f"/exercises/{SEED}").status_code == 200
+    logged = [record.getMessage() for record in caplog.records]
+    assert any(f"exercise {SEED} is a draft, which students do not see: " in m for m in logged)
+    assert f"exercise {SEED}: published" in logged
 
 
 def test_students_work_is_not_regraded_with_a_draft(
