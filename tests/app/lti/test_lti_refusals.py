@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
-from app_support import SEED, FakeSandbox, SettingsFactory
+from app_support import CORRECT, SEED, FakeSandbox, SettingsFactory, wait_until
 from exercise_folders import OTHER, copy_exercise, seed_catalog
 from fastapi.testclient import TestClient
 from platform_support import Platform, post_launch, start_launch
@@ -64,7 +65,8 @@ def tool_with_a_draft(
     exercises = seed_catalog(tmp_path)
     (copy_exercise(exercises, OTHER) / "proof.toml").unlink()
     grader = Grader(Catalog.scan(exercises), sandbox, "test-secret")
-    with serve_tool(make_settings(exercises_dir=exercises), grader) as client:
+    settings = make_settings(exercises_dir=exercises, catalog_poll_s=0.05)
+    with serve_tool(settings, grader) as client:
         yield client
 
 
@@ -79,6 +81,23 @@ def test_a_link_to_a_draft_tells_the_student_it_is_not_published_yet(
         f"`autograder check-exercise {OTHER}`"
     )
     assert "This exercise is not published yet" in answer.text
+
+
+def test_a_launched_student_cannot_submit_once_the_exercise_is_a_draft(
+    tool_with_a_draft: TestClient,
+) -> None:
+    with registered_platform(tool_with_a_draft) as platform:
+        platform.next_launch.exercise = SEED
+        answer = post_launch(tool_with_a_draft, start_launch(tool_with_a_draft, platform))
+    token = parse_qs(urlparse(answer.headers["location"]).fragment)["lti_session"][0]
+    api = tool_with_a_draft.app.state.api  # type: ignore[attr-defined]
+    (api.settings.exercises_dir / SEED / "proof.toml").unlink()
+    wait_until(lambda: SEED in api.catalog.drafts())
+    submitted = tool_with_a_draft.post(
+        "/lti/submissions", json={"source": CORRECT}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert submitted.status_code == 404, submitted.text
+    assert submitted.json()["type"] == "urn:autograder:problem:unknown-exercise"
 
 
 def test_deep_linking_offers_published_exercises_alone(tool_with_a_draft: TestClient) -> None:
