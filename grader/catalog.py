@@ -5,14 +5,19 @@ running it: `grader.reference_source`) is kept apart with its problems instead o
 rest: the other exercises are served, and asking for the
 broken one raises its ExerciseDefinitionError. Across a reload (`succeeding`), a folder whose
 change fails keeps its last good version serving, flagged with the problems of the change.
+
+An exercise served is published or a draft (`grader.proof_record`): staff see the whole catalog,
+students its `published` part, where a draft is as unknown as a folder that does not exist.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import cached_property
 from pathlib import Path
 
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
+from grader.proof_record import draft_reason
 from grader.reference_source import check_reference
 from grader.spec import Exercise, load_exercise
 from grader.versions import add_references_beside, fingerprint, reference_folders
@@ -94,6 +99,24 @@ class Catalog:
         slug = exercise.spec.slug
         others = [served for served in self if served.spec.slug != slug]
         return Catalog(others + ([fallback] if fallback else []), {**self.problems, slug: error})
+
+    def drafts(self) -> dict[str, str]:
+        """Each draft's slug, with why it is one and what publishes it."""
+        return {
+            exercise.spec.slug: reason
+            for exercise in self
+            if (reason := draft_reason(exercise)) is not None
+        }
+
+    @cached_property
+    def published(self) -> Catalog:
+        """The catalog as students see it: the proven exercises alone. A broken folder served
+        at no proven version is left out too: its version is unknown, so it may be a skeleton
+        being written, whose existence must not show."""
+        drafts = self.drafts()
+        proven = [exercise for exercise in self if exercise.spec.slug not in drafts]
+        slugs = {exercise.spec.slug for exercise in proven}
+        return Catalog(proven, {slug: self.problems[slug] for slug in slugs & self.problems.keys()})
 
     def slugs(self) -> list[str]:
         return sorted(self._by_slug)

@@ -1,5 +1,5 @@
 """`autograder exercises`: the catalog this machine would serve, each folder checked without
-running its reference (`Catalog.scan`)."""
+running its reference (`Catalog.scan`), each draft (`grader.proof_record`) flagged."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from grader.settings import GraderSettings
 def exercises(args: argparse.Namespace, settings: GraderSettings) -> int:
     """The valid exercises on stdout; each broken folder's problems on stderr, and exit 2."""
     catalog = Catalog.scan(settings.exercises_dir)
+    drafts = catalog.drafts()
     rows = [
         {
             "slug": exercise.spec.slug,
@@ -21,6 +22,7 @@ def exercises(args: argparse.Namespace, settings: GraderSettings) -> int:
             "summary": exercise.spec.summary,
             "tests": len(exercise.spec.tests),
             "max_score": exercise.spec.max_score,
+            "draft": drafts.get(exercise.spec.slug),
         }
         for exercise in catalog
     ]
@@ -29,5 +31,7 @@ def exercises(args: argparse.Namespace, settings: GraderSettings) -> int:
     else:
         width = max((len(exercise.spec.slug) for exercise in catalog), default=0)
         for exercise in catalog:
-            print(f"{exercise.spec.slug:<{width}}  {exercise.spec.title}")
+            slug = exercise.spec.slug
+            draft = f"  (draft: {drafts[slug]})" if slug in drafts else ""
+            print(f"{slug:<{width}}  {exercise.spec.title}{draft}")
     return exit_for_problems(catalog.problems)

@@ -50,6 +50,7 @@ Progress = Callable[[str], None]
 @dataclass
 class Proof:
     exercise: Exercise
+    solutions: int = 0  # how many it graded
     mistakes: list[tuple[Mistake, Report]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -98,6 +99,7 @@ def _grade_files(
     proof.problems += _starter_problems(exercise, starter)
     for solution in files.solutions:
         proof.problems += _solution_problems(solution, grade(solution.path, solution.source))
+        proof.solutions += 1
     for mistake in files.mistakes:
         report = grade(mistake.path, mistake.source)
         proof.mistakes.append((mistake, report))

@@ -1,5 +1,6 @@
 """`autograder check-exercise SLUG|--all` and `autograder new-exercise SLUG`: an instructor's
-commands to write an exercise and prove it (`grader.proof`, `grader.skeleton`).
+commands to write an exercise and prove it (`grader.proof`, `grader.skeleton`). A proof that holds
+publishes the exercise (its record, `grader.proof_record`); one that fails removes the record.
 
 check-exercise exits 0 when every exercise holds (warnings allowed), 1 on any problem, 2 when a
 folder is not a valid exercise or no such exercise exists. new-exercise exits 2 when it refuses.
@@ -16,6 +17,7 @@ from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, print_problems
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 from grader.proof import Progress, Proof, diagnosed, prove, shown
 from grader.proof_files import load_proof_files
+from grader.proof_record import ProofRecord, remove_proof_record, write_proof_record
 from grader.proof_warnings import caught_by
 from grader.runner import Grader
 from grader.sandbox.process import WarmProcessSandbox
@@ -35,7 +37,7 @@ def check_exercise(args: argparse.Namespace, settings: GraderSettings) -> int:
     except ExerciseDefinitionError as error:
         print_problems(error)
         return EXIT_USAGE
-    print("\n\n".join(render_proof(proof) for proof in proofs))
+    print("\n\n".join(f"{render_proof(proof)}\n{record_proof(proof)}" for proof in proofs))
     return EXIT_OK if all(proof.holds for proof in proofs) else EXIT_FAILED
 
 
@@ -67,6 +69,18 @@ def prove_catalog(catalog: Catalog, slots: int, *, show_progress: bool = False) 
         ]
     finally:
         sandbox.close()
+
+
+def record_proof(proof: Proof) -> str:
+    """Publish the proven exercise, or take a failed one back to a draft; say which."""
+    exercise = proof.exercise
+    if not proof.holds:
+        removed = remove_proof_record(exercise.folder)
+        return "a draft: students do not see it" + (" (its proof record removed)" * removed)
+    count = {"solutions": proof.solutions, "mistakes": len(proof.mistakes)}
+    record = ProofRecord.now(exercise.version, **count)
+    path = write_proof_record(exercise.folder, record)
+    return f"published at version {exercise.version}: recorded in {shown(path)}"
 
 
 def _progress(index: int, count: int, slug: str, shown_on_stderr: bool) -> Progress:

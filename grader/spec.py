@@ -21,6 +21,7 @@ from grader.errors import DefinitionProblem, ExerciseDefinitionError
 from grader.input_specs import InputSpec, check_references
 from grader.limits import SandboxLimits
 from grader.promises import Promise
+from grader.proof_record import ProofRecord, read_proof_record
 from grader.trainability_spec import TrainabilityCheck, TrainabilitySpec
 from grader.versions import exercise_version
 
@@ -227,7 +228,8 @@ class ExerciseSpec(_Strict):
 
 class Exercise(_Strict):
     """An exercise as found on disk: its spec, the texts shown to students, and its version (a
-    hash of its folder and its reference module, `grader.versions`)."""
+    hash of its folder and its reference module, `grader.versions`) and the record of its
+    proof, if any: a draft until that names this version (`grader.proof_record`)."""
 
     spec: ExerciseSpec
     statement: str
@@ -235,6 +237,7 @@ class Exercise(_Strict):
     folder: Path
     reference_file: Path
     version: str
+    proof: ProofRecord | None = None
 
 
 def load_exercise(folder: Path) -> Exercise:
@@ -260,6 +263,7 @@ def load_exercise(folder: Path) -> Exercise:
         folder=folder,
         reference_file=reference_file,
         version=exercise_version(folder, reference_file),
+        proof=read_proof_record(folder),
     )
 
 

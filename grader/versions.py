@@ -15,11 +15,19 @@ from pathlib import Path
 # Twelve hex digits: short enough to read in a report, and two versions of one exercise
 # colliding is a one in 2**48 chance.
 VERSION_LENGTH = 12
+# The record a holding proof writes in the exercise's folder (`grader.proof_record`): not part
+# of the version it certifies.
+PROOF_RECORD = "proof.toml"
 
 
 def exercise_version(folder: Path, reference_file: Path) -> str:
-    """A hash of the exercise's folder and its reference module: what a report was graded with."""
-    files = [(path.relative_to(folder).as_posix(), path) for path in content_files(folder)]
+    """A hash of the exercise's folder and its reference module: what a report was graded with.
+    The folder's proof record is left out: writing it changes nothing it certifies."""
+    files = [
+        (path.relative_to(folder).as_posix(), path)
+        for path in content_files(folder)
+        if path != folder / PROOF_RECORD
+    ]
     return _digest([*files, ("reference", reference_file)])[:VERSION_LENGTH]
 
 

@@ -17,8 +17,7 @@ from app.access import student_links
 from app.access.api_keys import find_key
 from app.access.signed_tokens import ExpiredToken, InvalidToken
 from app.access.staff_sessions import StaffSession, is_staff_token
-from app.api.api_process import ApiProcess
-from app.api.deps import ApiDep
+from app.api.api_process import ApiDep, ApiProcess
 from app.api.problems import Unauthorized
 from app.core.models import DEFAULT_COURSE_ID, Role
 

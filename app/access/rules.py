@@ -9,7 +9,8 @@
 A caller never sees another course's submissions: a submission it may not see is unknown to it
 (404, not 403, so ids leak nothing), and a listing returns only what it may see. Student ids are
 scoped to the course; the `lti:` namespace is reserved for identities that come from an LMS
-launch. A callback URL is shown only to the key that gave it.
+launch. A callback URL is shown only to the key that gave it. An exercise not yet proven (a
+draft) is seen, opened and graded by admins and instructors alone; to anyone else it is unknown.
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ def is_staff_of(principal: Principal, course_id: int) -> bool:
         and principal.role in _READS_ITS_COURSE
         and principal.student_id is None
     )
+
+
+def sees_drafts(principal: Principal) -> bool:
+    """Whether the caller sees exercises not yet proven (grader.proof_record): staff try them
+    before students may; to anyone else a draft is unknown."""
+    return principal.role in _READS_ITS_COURSE and principal.student_id is None
 
 
 def may_see_source(principal: Principal, submission: Submission) -> bool:

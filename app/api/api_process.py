@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import Depends, Request
 
 from app.core.db import Database
 from app.core.metrics import Metrics
@@ -38,3 +41,11 @@ class ApiProcess:
 
     def close(self) -> None:
         self.resources.close()
+
+
+async def get_api(request: Request) -> ApiProcess:
+    api: ApiProcess = request.app.state.api
+    return api
+
+
+ApiDep = Annotated[ApiProcess, Depends(get_api)]

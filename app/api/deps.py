@@ -1,5 +1,6 @@
 """FastAPI dependencies, as `Annotated` aliases. Several double as validators: `ExerciseDep`
-is the exercise or a 404 (a 503 when its folder is broken), `NewSubmissionDep` a request that
+is the exercise or a 404 (a draft, to a caller who is not staff, included; a 503 when its folder
+is broken), `NewSubmissionDep` a request that
 names a served exercise, a source within the size limit and a callback URL the service may
 call; `find_submission` is a submission the caller may see, or a 404.
 
@@ -13,12 +14,14 @@ import re
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, Header, Query, Request
+from fastapi import Depends, Header, Query
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
-from app.api.api_process import ApiProcess
+from app.access import rules as access
+from app.access.auth import PrincipalDep
+from app.api.api_process import ApiDep
 from app.api.problems import (
     CallbackUrlRefused,
     ExerciseUnavailable,
@@ -38,14 +41,6 @@ from grader.spec import Exercise
 _ID = re.compile(ID_PATTERN)
 
 
-async def get_api(request: Request) -> ApiProcess:
-    api: ApiProcess = request.app.state.api
-    return api
-
-
-ApiDep = Annotated[ApiProcess, Depends(get_api)]
-
-
 async def get_settings(api: ApiDep) -> AppSettings:
     return api.settings
 
@@ -61,8 +56,10 @@ def get_session(api: ApiDep) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-async def get_catalog(api: ApiDep) -> Catalog:
-    return api.catalog
+async def get_catalog(api: ApiDep, principal: PrincipalDep) -> Catalog:
+    """The catalog as the caller may see it: staff see drafts, anyone else the published
+    exercises alone (a draft is unknown to them: 404)."""
+    return api.catalog if access.sees_drafts(principal) else api.catalog.published
 
 
 CatalogDep = Annotated[Catalog, Depends(get_catalog)]

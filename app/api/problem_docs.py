@@ -52,6 +52,8 @@ _EXAMPLE_DETAILS = {
     "queue-full": "256 submissions are waiting; retry later",
     "exercise-unavailable": "exercise 'attention' is broken: attention/exercise.toml: "
     "tests.0.seed: Field required",
+    "exercise-draft": "exercise 'attention' is a draft (not proven: run `autograder "
+    "check-exercise attention`): its students' work is not graded with it",
     "storage-full": "no room left to store this; retry later",
     "database-busy": "the database did not answer in time (a table is locked); retry later",
     "invalid-request": "body.exercise: Field required",

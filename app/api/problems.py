@@ -137,6 +137,10 @@ class ExerciseUnavailable(Problem):
     status, kind, title = 503, "exercise-unavailable", "Exercise unavailable"
 
 
+class ExerciseIsDraft(Problem):
+    status, kind, title = 409, "exercise-draft", "Exercise not published"
+
+
 class CourseQueueFull(_RetryLater):
     status, kind, title = 429, "course-queue-full", "Too much of this course's work in flight"
 

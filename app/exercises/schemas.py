@@ -9,6 +9,7 @@ from pydantic.config import JsonDict
 
 from app.courses.budgets import Budget, Standing
 from grader.input_specs import InputSpec, LiteralValue
+from grader.proof_record import draft_reason
 from grader.sandbox.policy import importable_modules
 from grader.spec import Exercise, Visibility
 
@@ -20,6 +21,7 @@ _SUMMARY_EXAMPLE: JsonDict = {
     "framework": "torch",
     "max_score": 10.0,
     "version": "f31f15238d73",
+    "draft": None,
 }
 
 
@@ -35,6 +37,10 @@ class ExerciseSummary(BaseModel):
     # A hash of the exercise's folder and reference module: a report graded with this version
     # carries it as `exercise_version`.
     version: str
+    draft: str | None = Field(
+        description="null once published; for a draft (not proven at this version, so seen by "
+        "staff alone), why it is one and what publishes it"
+    )
 
     @classmethod
     def of(cls, exercise: Exercise) -> ExerciseSummary:
@@ -47,6 +53,7 @@ class ExerciseSummary(BaseModel):
             framework=spec.framework.value,
             max_score=spec.max_score,
             version=exercise.version,
+            draft=draft_reason(exercise),
         )
 
 

@@ -99,6 +99,7 @@ def log_changes(previous: Catalog, current: Catalog) -> None:
             log.info("exercise %s: version %s replaces %s", slug, after[slug], before[slug])
     for slug in sorted(before.keys() - after.keys() - current.problems.keys()):
         log.info("exercise %s: removed", slug)
+    _log_drafts(previous.drafts(), current.drafts(), set(after))
     for slug, error in sorted(current.problems.items()):
         told = previous.problems.get(slug)
         if told is not None and told.lines() == error.lines():
@@ -107,3 +108,12 @@ def log_changes(previous: Catalog, current: Catalog) -> None:
         state = f"serving last good version {serving.version}" if serving else "not served"
         for line in error.lines():
             log.error("exercise %s is broken (%s): %s", slug, state, line)
+
+
+def _log_drafts(before: dict[str, str], after: dict[str, str], served: set[str]) -> None:
+    """Each exercise that became a draft (students lose it, or never had it) or was published."""
+    for slug, reason in sorted(after.items()):
+        if before.get(slug) != reason:
+            log.warning("exercise %s is a draft, which students do not see: %s", slug, reason)
+    for slug in sorted((before.keys() - after.keys()) & served):
+        log.info("exercise %s: published", slug)

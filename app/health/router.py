@@ -9,8 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
-from app.api.api_process import ApiProcess
-from app.api.deps import ApiDep
+from app.api.api_process import ApiDep, ApiProcess
 from app.api.problem_docs import responses
 from app.api.problem_responses import database_timed_out
 from app.api.problems import DatabaseBusy
@@ -37,6 +36,11 @@ class LayerState(BaseModel):
     name: str
     active: bool
     detail: str
+
+
+class DraftExercise(BaseModel):
+    slug: str
+    reason: str  # why it is not published, and what publishes it
 
 
 class DegradedExercise(BaseModel):
@@ -66,6 +70,12 @@ class Readiness(BaseModel):
                             "problems": ["attention/exercise.toml: tests.0.seed: Field required"],
                         }
                     ],
+                    "draft_exercises": [
+                        {
+                            "slug": "layer-norm",
+                            "reason": "not proven: run `autograder check-exercise layer-norm`",
+                        }
+                    ],
                 }
             ]
         }
@@ -76,6 +86,8 @@ class Readiness(BaseModel):
     sandbox_layers: list[LayerState]
     # Broken exercise folders: the rest is served, so they do not make the process not ready.
     degraded_exercises: list[DegradedExercise] = []
+    # Exercises not proven at their version: served to staff alone, so not a fault either.
+    draft_exercises: list[DraftExercise] = []
 
 
 @router.get("/healthz", response_model=Alive, summary="The process answers")
@@ -135,6 +147,9 @@ def _readiness(api: ApiProcess) -> Readiness:
         checks=[CheckResult(name=c.name, ok=c.ok, detail=c.detail) for c in checks],
         sandbox_layers=layers,
         degraded_exercises=_degraded(api.catalog),
+        draft_exercises=[
+            DraftExercise(slug=slug, reason=reason) for slug, reason in api.catalog.drafts().items()
+        ],
     )
 
 

@@ -1,4 +1,5 @@
-"""Deep linking: an instructor picks an exercise from the catalog; the tool answers the platform
+"""Deep linking: an instructor picks an exercise from the published catalog (a draft is left out:
+its students could not open the link until it is proven); the tool answers the platform
 with a signed LtiDeepLinkingResponse holding one ltiResourceLink: the launch URL, the exercise's
 slug as a custom parameter (it comes back in every launch of that link) and a line item, so the
 platform makes a gradebook column that the scores go to.
@@ -60,7 +61,7 @@ def picker(api: ApiProcess, platform: LtiPlatform, body: dict[str, Any]) -> Pick
         )
     context = DeepLinkContext(platform.id, str(body.get(DEPLOYMENT_CLAIM, "")), settings)
     return Picker(
-        [(exercise.spec.slug, exercise.spec.title) for exercise in api.catalog],
+        [(exercise.spec.slug, exercise.spec.title) for exercise in api.catalog.published],
         context.sign(api.settings),
     )
 
@@ -74,7 +75,7 @@ def answer(api: ApiProcess, context_token: str, slug: str, launch_url: str) -> A
             f"the deep-linking choice is not valid any more ({error}); open the picker again"
         ) from None
     try:
-        exercise = api.catalog.get(slug)
+        exercise = api.catalog.published.get(slug)
     except UnknownExerciseError:
         raise LaunchRefused(
             f"no exercise is called {slug!r}", 404, remedy=Remedy.ASK_INSTRUCTOR

@@ -11,7 +11,8 @@
                 (app.lti.contexts), or the launch is refused; that course is the launch's
               - a resource-link launch of a student: the launch is stored and the browser
                 goes to the exercise page with a signed session token
-                (app.lti.sessions.LaunchSession)
+                (app.lti.sessions.LaunchSession); an exercise not published yet (a draft,
+                grader.proof_record) is refused with a page that says so
               - a resource-link launch of an Instructor or TA (app.lti.roles): the course
                 dashboard, with a staff session token (app.access.staff_sessions)
               - a deep-linking request: the exercise picker (app.lti.deep_linking)
@@ -50,6 +51,7 @@ from app.lti.registrations import DatabaseToolConf, find_platform
 from app.lti.sessions import LaunchSession
 from app.lti.tool_key import tool_key
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
+from grader.proof_record import draft_reason
 
 CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
 # What a login needs to start again in a new window (the OIDC third-party login parameters).
@@ -224,7 +226,7 @@ def _linked_exercise(body: dict[str, Any]) -> str:
 def _start_exercise(api: ApiProcess, launched: Launched, body: dict[str, Any]) -> str:
     slug = _linked_exercise(body)
     try:
-        api.catalog.get(slug)
+        exercise = api.catalog.get(slug)
     except UnknownExerciseError:
         raise LaunchRefused(
             f"the resource link names the exercise {slug!r}, which this autograder does not "
@@ -234,6 +236,13 @@ def _start_exercise(api: ApiProcess, launched: Launched, body: dict[str, Any]) -
         ) from None
     except ExerciseDefinitionError as error:
         raise LaunchRefused(f"{error}", 503, remedy=Remedy.ASK_INSTRUCTOR) from None
+    draft = draft_reason(exercise)
+    if draft is not None:  # staff chose the link: its page may say the exercise exists
+        raise LaunchRefused(
+            f"the resource link names the exercise {slug!r}, a draft: {draft}",
+            404,
+            remedy=Remedy.NOT_PUBLISHED,
+        )
     sub = claims.user_id(body)
     grades = claims.grade_service(body)
     row = LtiLaunch(

@@ -41,6 +41,12 @@ class Remedy(Enum):
         "Nothing is wrong with your work: the course's link to the grader, or the grader, "
         "needs fixing. Tell your instructor, with the reference below.",
     )
+    NOT_PUBLISHED = (
+        "This exercise is not published yet",
+        "The exercise your course links to is still being prepared. Nothing is wrong with your "
+        "work: open it from your course again later, or tell your instructor, with the "
+        "reference below.",
+    )
     NOT_LINKED = (
         "This course is not linked to the grader",
         "The grader serves the courses it was linked to, and your course is not one of them yet. "

@@ -20,7 +20,8 @@ from fastapi import APIRouter, Depends, FastAPI, Form, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.api.deps import ApiDep, SettingsDep
+from app.api.api_process import ApiDep
+from app.api.deps import SettingsDep
 from app.core.settings import AppSettings
 from app.lti import deep_linking, passback, student_api
 from app.lti import launch as launches

@@ -18,9 +18,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from app.access import rules as access
 from app.access.signed_tokens import InvalidToken
-from app.api.api_process import ApiProcess
+from app.api.api_process import ApiDep, ApiProcess
 from app.api.deps import (
-    ApiDep,
     SessionDep,
     SettingsDep,
     find_submission,
@@ -101,7 +100,7 @@ async def submit(
         new = SubmissionCreate(exercise=who.exercise, source=body.source, student_id=who.student_id)
     except ValidationError as error:  # the same checks as /v1/submissions, answered the same
         raise RequestValidationError(error.errors()) from None
-    await valid_new_submission(new, api.catalog, api.settings)
+    await valid_new_submission(new, api.catalog.published, api.settings)
     return await run_in_threadpool(_submit, api, who, new)
 
 

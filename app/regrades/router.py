@@ -12,6 +12,7 @@ from app.api.deps import ExerciseDep, SessionDep
 from app.api.problem_docs import responses
 from app.api.problems import (
     CourseNotFound,
+    ExerciseIsDraft,
     ExerciseUnavailable,
     RegradeNotFound,
     SubmissionNotFound,
@@ -28,6 +29,7 @@ from app.regrades.schemas import (
     SubmissionHistory,
 )
 from app.staff.deps import StaffCourseDep
+from grader.proof_record import draft_reason
 
 router = APIRouter(prefix="/courses/{course}", tags=["regrades"])
 
@@ -44,7 +46,9 @@ RegradeId = Annotated[str, Path(pattern=ID_PATTERN, description="the regrade's i
             "model": RegradePublic,
             "description": "A regrade of the same submissions is active: that one.",
         },
-        **responses(Unauthorized, CourseNotFound, UnknownExercise, ExerciseUnavailable),
+        **responses(
+            Unauthorized, CourseNotFound, UnknownExercise, ExerciseUnavailable, ExerciseIsDraft
+        ),
     },
 )
 def create_regrade(  # noqa: PLR0917 (FastAPI injects by name)
@@ -58,7 +62,11 @@ def create_regrade(  # noqa: PLR0917 (FastAPI injects by name)
     """Every finished submission of the exercise in the course (or of one student) up to now,
     graded again in the background behind students' new submissions, with the version served
     now. Old reports stay as history; changed scores are posted again to the LMS and announced
-    by webhook (`submission.regraded`). Follow it at `GET .../regrades/{id}`."""
+    by webhook (`submission.regraded`). Follow it at `GET .../regrades/{id}`. A draft (not
+    proven at the version served) is refused: students' scores come from published versions."""
+    reason = draft_reason(exercise)
+    if reason is not None:
+        raise ExerciseIsDraft(f"exercise {exercise.spec.slug!r} is a draft ({reason})")
     requested = service.request(
         session,
         course.id,

@@ -19,6 +19,7 @@ COURSE_EXERCISES: dict[str, Any] = {
             "passed_students": 842,
             "mean_score": 0.93,
             "outdated_submissions": 0,
+            "draft": None,
         }
     ],
 }

@@ -33,6 +33,10 @@ class ExerciseSummary(BaseModel):
     outdated_submissions: int = Field(
         description="graded with another version of the exercise than the one served now"
     )
+    draft: str | None = Field(
+        description="null once published; for a draft (not proven at its version: students do "
+        "not see it), why it is one and what publishes it"
+    )
 
 
 class CourseExercises(BaseModel):

@@ -39,6 +39,7 @@ from app.staff.scores import (
     students_where,
 )
 from grader.catalog import Catalog
+from grader.proof_record import draft_reason
 from grader.report import ReportStatus
 from grader.spec import Exercise
 
@@ -86,6 +87,7 @@ def _summary(exercise: Exercise, totals: Any, mean: float | None) -> ExerciseSum
         passed_students=totals.passed_students if totals else 0,
         mean_score=mean,
         outdated_submissions=totals.outdated if totals else 0,
+        draft=draft_reason(exercise),
     )
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from app.ui import statement
+from grader.proof_record import draft_reason
 from grader.spec import Exercise
 
 # Where `npm run build` in web/ writes the bundle (git-ignored), and the URL it is served under.
@@ -93,6 +94,25 @@ _PANE_TABS = (
 )
 
 
+def _draft_notice(exercise: Exercise) -> str:
+    """What staff see on a draft (students never open one): why, and what publishes it."""
+    reason = draft_reason(exercise)
+    if reason is None:
+        return ""
+    return (
+        '<div class="notice" role="note" id="draft-notice"><strong>Draft: students do not see '
+        f"this exercise.</strong> {_with_code(reason)}</div>"
+    )
+
+
+def _with_code(reason: str) -> str:
+    """A draft's reason, its `command` set as code."""
+    parts = escape(reason).split("`")
+    return "".join(
+        f"<code>{part}</code>" if index % 2 else part for index, part in enumerate(parts)
+    )
+
+
 def exercise_page(exercise: Exercise, *, keys_required: bool) -> str:
     """`keys_required`: a student needs a link or a launch to submit (the page then says how)."""
     spec = exercise.spec
@@ -106,7 +126,7 @@ def exercise_page(exercise: Exercise, *, keys_required: bool) -> str:
         }
     )
     body = f"""<a class="skip-link" href="#solution">Skip to the editor</a>
-{"" if built else _not_built_notice()}
+{"" if built else _not_built_notice()}{_draft_notice(exercise)}
 <main class="layout">
 {_PANE_TABS}
 <article class="statement" id="pane-statement" aria-label="Statement">
@@ -166,14 +186,9 @@ def article_page(title: str, article: str, *, script: str | None = None, data: s
 
 
 def catalog_page(exercises: Iterable[Exercise], *, keys_required: bool) -> str:
-    """Every exercise, each linking to its page; the script says who is signed in, and fills
-    each exercise's room for the student's status."""
-    items = "\n".join(
-        f'<li data-exercise="{escape(spec.slug)}">'
-        f'<a href="/exercises/{quote(spec.slug)}">{escape(spec.title)}</a>'
-        f'<span class="progress" hidden></span><p>{escape(spec.summary)}</p></li>'
-        for spec in (exercise.spec for exercise in exercises)
-    )
+    """Every exercise, each linking to its page, a draft flagged; the script says who is signed
+    in, and fills each exercise's room for the student's status."""
+    items = "\n".join(_catalog_item(exercise) for exercise in exercises)
     article = f"""<div id="sign-in" class="notice" role="alert" hidden></div>
 <p id="who" hidden></p>
 <ul class="catalog">
@@ -182,6 +197,20 @@ def catalog_page(exercises: Iterable[Exercise], *, keys_required: bool) -> str:
     data = script_json({"keysRequired": keys_required})
     script_data = f'<script type="application/json" id="catalog-data">{data}</script>'
     return article_page("Exercises", article, script="catalog.js", data=script_data)
+
+
+def _catalog_item(exercise: Exercise) -> str:
+    spec, reason = exercise.spec, draft_reason(exercise)
+    draft = (
+        ""
+        if reason is None
+        else f'<p class="draft"><strong>Draft:</strong> {_with_code(reason)}</p>'
+    )
+    return (
+        f'<li data-exercise="{escape(spec.slug)}">'
+        f'<a href="/exercises/{quote(spec.slug)}">{escape(spec.title)}</a>'
+        f'<span class="progress" hidden></span><p>{escape(spec.summary)}</p>{draft}</li>'
+    )
 
 
 def unavailable_page(slug: str, problems: list[str]) -> str:

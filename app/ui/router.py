@@ -10,15 +10,19 @@ An LMS frames the page: who may is app.api.security_headers' `frame-ancestors`, 
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI, HTTPException, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 from starlette.types import Scope
 
-from app.api.deps import CatalogDep, SettingsDep
+from app.api.api_process import ApiDep
+from app.api.deps import SettingsDep
 from app.courses.registry import COURSE_PATTERN
 from app.ui import api_docs, dashboard, page
+from grader.catalog import Catalog
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 
 router = APIRouter(tags=["ui"], include_in_schema=False)
@@ -32,13 +36,23 @@ def home(request: Request) -> RedirectResponse:
     return RedirectResponse(f"/exercises{query}", status_code=307)
 
 
+async def page_catalog(api: ApiDep) -> Catalog:
+    """The catalog a page shows. A page carries no credential, so it shows drafts only where
+    the service runs open, where /v1 takes every caller for its admin too; else the published
+    exercises alone (a draft's page is a 404, as for no such exercise)."""
+    return api.catalog.published if api.settings.api_keys_required() else api.catalog
+
+
+PageCatalogDep = Annotated[Catalog, Depends(page_catalog)]
+
+
 @router.get("/exercises", response_class=HTMLResponse)
-def catalog_page(catalog: CatalogDep, settings: SettingsDep) -> HTMLResponse:
+def catalog_page(catalog: PageCatalogDep, settings: SettingsDep) -> HTMLResponse:
     return HTMLResponse(page.catalog_page(catalog, keys_required=settings.api_keys_required()))
 
 
 @router.get("/exercises/{slug}", response_class=HTMLResponse)
-def exercise_page(slug: str, catalog: CatalogDep, settings: SettingsDep) -> HTMLResponse:
+def exercise_page(slug: str, catalog: PageCatalogDep, settings: SettingsDep) -> HTMLResponse:
     try:
         exercise = catalog.get(slug)
     except UnknownExerciseError:

@@ -1,12 +1,16 @@
 """Exercise folders for tests that need a catalog of their own: copies of the repository's
-exercises in a temporary folder, to break, change, add and remove."""
+exercises in a temporary folder, to break, change, add and remove. A copy keeps its proof record,
+so it is published as the original is; a changed copy is a draft until `publish`ed."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
+from grader.proof import Proof
+from grader.proof_cli import record_proof
 from grader.settings import GraderSettings
+from grader.spec import load_exercise
 
 EXERCISES = GraderSettings().exercises_dir
 SEED = "multi-headed-self-attention"
@@ -35,3 +39,10 @@ def edit_toml(folder: Path, old: str, new: str) -> None:
     text = toml.read_text(encoding="utf-8")
     assert old in text, f"{old!r} not in {toml}"
     toml.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def publish(folder: Path) -> None:
+    """Record a proof of the exercise as it is now, as `autograder check-exercise` does when its
+    proof holds: for a test that changes an exercise students must still see, without grading
+    its solutions (the test is about the service, not the exercise)."""
+    assert record_proof(Proof(load_exercise(folder))).startswith("published")

@@ -3,6 +3,7 @@ and `grade` run in a student's folder leaves nothing there."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -54,6 +55,15 @@ def test_exercises_lists_the_valid_and_each_fault_in_one_line(
     assert listed.returncode == 2
     assert listed.stdout.split() == [SEED, "Multi-Headed", "Self-Attention"]
     assert listed.stderr.splitlines() == BROKEN
+
+
+def test_exercises_flags_a_draft_with_why(exercises: Path, tmp_path: Path) -> None:
+    (exercises / SEED / "proof.toml").unlink()
+    listed = autograder("exercises", cwd=tmp_path, AUTOGRADER_EXERCISES_DIR=str(exercises))
+    why = f"not proven: run `autograder check-exercise {SEED}`"
+    assert listed.stdout == f"{SEED}  Multi-Headed Self-Attention  (draft: {why})\n"
+    rows = autograder("exercises", "--json", cwd=tmp_path, AUTOGRADER_EXERCISES_DIR=str(exercises))
+    assert [row["draft"] for row in json.loads(rows.stdout)] == [why]
 
 
 def test_doctor_counts_the_broken_and_exits_2(exercises: Path, tmp_path: Path) -> None:

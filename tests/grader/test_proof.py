@@ -15,11 +15,14 @@ import pytest
 
 import reference
 from grader import cli
+from grader.catalog import Catalog
 from grader.proof import MIN_SOLUTIONS
 from grader.settings import GraderSettings
+from grader.spec import load_exercise
 
 SLUG = "scaled-dot-product-attention"  # a function: the quickest exercise to grade
 SOURCE = GraderSettings().exercises_dir / SLUG
+TO_PUBLISH = f"run `autograder check-exercise {SLUG}`"
 SOLUTIONS = (
     "add_mask_then_softmax",
     "logsumexp_softmax",
@@ -83,10 +86,19 @@ def problems(output: str) -> list[str]:
 
 @pytest.mark.slow
 def test_an_exercise_that_holds_exits_0(exercises: Path, run: Run) -> None:
-    copy_of_the_exercise(exercises)
+    folder = copy_of_the_exercise(exercises)
+    (folder / "proof.toml").unlink()  # the repository's, for its other files
+    assert Catalog.scan(exercises).drafts() == {SLUG: f"not proven: {TO_PUBLISH}"}
+
     code, out, _ = run("check-exercise", SLUG)
+
     assert problems(out) == []
-    assert out.splitlines()[-1] == f"{SLUG} holds (exercises/{SLUG})"
+    version = load_exercise(folder).version
+    assert out.splitlines()[-2:] == [
+        f"{SLUG} holds (exercises/{SLUG})",
+        f"published at version {version}: recorded in exercises/{SLUG}/proof.toml",
+    ]
+    assert Catalog.scan(exercises).drafts() == {}
     assert code == 0
 
 
@@ -105,6 +117,7 @@ def test_each_problem_gets_a_line_naming_its_file(exercises: Path, run: Run) -> 
         spec.write('[[tests]]\nname = "twin"\nseed = 99\ninputs = [{ shape = [1, 4, 8] }, ')
         spec.write("{ shape = [1, 4, 8] }, { shape = [1, 4, 8] }]\n")
         spec.write('[[promises]]\ncase = "a batch of 7"\ninput = 0\naxis = 0\nequals = 7\n')
+    assert (folder / "proof.toml").is_file()  # copied with the rest
 
     code, out, _ = run("check-exercise", SLUG)
 
@@ -138,6 +151,9 @@ def test_each_problem_gets_a_line_naming_its_file(exercises: Path, run: Run) -> 
         for line in warnings
     )
     assert re.search(r"^  not_a_mistake +( \.  ){13} -$", out, re.MULTILINE)  # caught by none
+    # A record left would still name this version were only the grader changed since.
+    assert out.splitlines()[-1] == "a draft: students do not see it (its proof record removed)"
+    assert not (folder / "proof.toml").exists()
     assert code == 1
 
 

@@ -22,7 +22,7 @@ from app_support import (
     wait_until,
     webhook_receiver,
 )
-from exercise_folders import SEED, edit_toml, seed_catalog
+from exercise_folders import SEED, edit_toml, publish, seed_catalog
 from fastapi.testclient import TestClient
 from platform_support import Platform, post_launch, start_launch
 from sqlalchemy import select
@@ -126,8 +126,9 @@ def test_a_fixed_exercise_regraded_posts_the_changed_scores_to_the_lms_and_the_w
     edit_toml(
         exercises / SEED, 'name = "batch 1, 2 heads"\n', 'name = "batch 1, 2 heads"\npoints = 0.5\n'
     )
+    publish(exercises / SEED)  # as its author would, before its students' work is regraded
     version = load_exercise(exercises / SEED).version
-    wait_until(lambda: tool.get(f"/v1/exercises/{SEED}").json()["version"] == version)
+    wait_until(lambda: served(tool) == (version, None))
 
     regrade = regraded(tool)
     assert (regrade["reason"], regrade["total"], regrade["graded"], regrade["changed"]) == (
@@ -158,3 +159,9 @@ def test_a_fixed_exercise_regraded_posts_the_changed_scores_to_the_lms_and_the_w
     history = tool.get(f"/v1/courses/default/submissions/{hooked[ONE_HEAD_ONLY]}/history")
     (past,) = history.json()["past_reports"]
     assert (past["score"], past["exercise_version"]) == (1.0, before)
+
+
+def served(tool: TestClient) -> tuple[str, str | None]:
+    """The seed exercise's version served, and why it is a draft (None: published)."""
+    shown = tool.get(f"/v1/exercises/{SEED}").json()
+    return shown["version"], shown["draft"]

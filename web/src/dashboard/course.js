@@ -3,6 +3,11 @@
 import { h } from "../dom.js";
 import { count, percent } from "./format.js";
 
+// A draft (not proven at its version) is the staff's alone: said, with why and what publishes it.
+function draftTag(reason) {
+  return reason ? h("span", { class: "draft" }, `Draft, students do not see it: ${reason}`) : null;
+}
+
 export async function renderCourse(container, api, onOpen) {
   const { exercises } = await api.exercises();
   const rows = exercises.map((one) => {
@@ -15,7 +20,7 @@ export async function renderCourse(container, api, onOpen) {
     return h(
       "tr",
       { "data-exercise": one.exercise },
-      h("th", { scope: "row" }, open, h("span", { class: "tag" }, one.exercise)),
+      h("th", { scope: "row" }, open, h("span", { class: "tag" }, one.exercise), draftTag(one.draft)),
       h("td", { class: "num", "data-label": "Submissions" }, count(one.submissions)),
       h("td", { class: "num", "data-label": "Students" }, count(one.students)),
       h("td", { class: "num", "data-label": "Passed" }, `${count(one.passed_students)} (${percent(passed)})`),
