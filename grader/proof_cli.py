@@ -17,13 +17,19 @@ from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, print_problems
 from grader.errors import ExerciseDefinitionError, UnknownExerciseError
 from grader.proof import Progress, Proof, diagnosed, prove, shown
 from grader.proof_files import load_proof_files
-from grader.proof_record import ProofRecord, remove_proof_record, write_proof_record
+from grader.proof_record import (
+    ProofRecord,
+    read_proof_record,
+    remove_proof_record,
+    write_proof_record,
+)
 from grader.proof_warnings import caught_by
 from grader.runner import Grader
 from grader.sandbox.process import WarmProcessSandbox
 from grader.settings import GraderSettings
 from grader.skeleton import SkeletonRefused, write_skeleton
 from grader.spec import EntryKind, Framework, Visibility, load_exercise
+from grader.versions import PROOF_RECORD
 
 # Not the deployment's secret: a proof needs no data dir, and draws its hidden inputs from the
 # same input sets on every machine.
@@ -78,9 +84,15 @@ def record_proof(proof: Proof) -> str:
         removed = remove_proof_record(exercise.folder)
         return "a draft: students do not see it" + (" (its proof record removed)" * removed)
     count = {"solutions": proof.solutions, "mistakes": len(proof.mistakes)}
-    record = ProofRecord.now(exercise.version, **count)
-    path = write_proof_record(exercise.folder, record)
-    return f"published at version {exercise.version}: recorded in {shown(path)}"
+    record = read_proof_record(exercise.folder)
+    if record is None or (record.version, record.solutions, record.mistakes) != (
+        exercise.version,
+        *count.values(),
+    ):
+        # Rewritten only when what it certifies changed: a proof run again changes no file.
+        write_proof_record(exercise.folder, ProofRecord.now(exercise.version, **count))
+    where = shown(exercise.folder / PROOF_RECORD)
+    return f"published at version {exercise.version}: recorded in {where}"
 
 
 def _progress(index: int, count: int, slug: str, shown_on_stderr: bool) -> Progress:

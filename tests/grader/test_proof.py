@@ -100,6 +100,9 @@ def test_an_exercise_that_holds_exits_0(exercises: Path, run: Run) -> None:
     ]
     assert Catalog.scan(exercises).drafts() == {}
     assert code == 0
+    recorded = (folder / "proof.toml").read_text()
+    assert run("check-exercise", SLUG)[0] == 0
+    assert (folder / "proof.toml").read_text() == recorded  # a proof run again changes no file
 
 
 @pytest.mark.slow
