@@ -33,13 +33,15 @@ from grader.sandbox.policy import autograd
 # none of which reaches a file, a process or another module.
 ALWAYS_IMPORTABLE = frozenset({"__future__", "typing", "torchtyping", "math", "collections"})
 
-# Submodules that come with a library the exercise allows: math, layers and initialisers.
+# Submodules that come with a library the exercise allows: math, layers, initialisers, and the
+# optimizers and gradient clipping that a training step uses.
 _SUBMODULES: Mapping[str, tuple[str, ...]] = {
     "torch": (
         "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft",
-        "torch.special", "torch.autograd", "torch.autograd.function",
+        "torch.special", "torch.autograd", "torch.autograd.function", "torch.optim",
+        "torch.nn.utils",
     ),
-    "torch.nn": ("torch.nn.functional", "torch.nn.init"),
+    "torch.nn": ("torch.nn.functional", "torch.nn.init", "torch.nn.utils"),
     "numpy": ("numpy.linalg",),
 }  # fmt: skip
 
@@ -155,6 +157,22 @@ def _nn_attributes(module: types.ModuleType) -> frozenset[str]:
     return frozenset((layers - {"DataParallel", "SyncBatchNorm"}) | {"Parameter", "Buffer"})
 
 
+def _optimizers(module: types.ModuleType) -> frozenset[str]:
+    """The optimizers, and their base class for one's own. Not the schedulers or SWA helpers,
+    which no exercise needs, nor the function that swaps a module's parameters in place."""
+    return frozenset(
+        name
+        for name, value in _public(module)
+        if isinstance(value, type) and issubclass(value, torch.optim.Optimizer)
+    )
+
+
+# Gradient clipping and flattening; not the parametrizations, which rewrite a module's weights.
+_NN_UTILS_NAMES = (
+    "clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
+    "get_total_norm", "parameters_to_vector", "vector_to_parameters",
+)  # fmt: skip
+
 _NUMPY_REFUSED = frozenset(
     {
         # files
@@ -202,6 +220,8 @@ _ATTRIBUTE_RULES: Mapping[str, _Rule] = {
     "torch.linalg": _functions_from("torch._C._linalg"),
     "torch.fft": _functions_from("torch._C._fft"),
     "torch.special": _functions_from("torch._C._special"),
+    "torch.optim": _optimizers,
+    "torch.nn.utils": _exactly(*_NN_UTILS_NAMES),
     "torch.autograd": _exactly(*autograd.ALLOWED_ATTRIBUTES["torch.autograd"]),
     "torch.autograd.function": _exactly(*autograd.ALLOWED_ATTRIBUTES["torch.autograd.function"]),
     "numpy": _numpy_attributes,
@@ -259,11 +279,17 @@ def allowed_modules(
     return allowed
 
 
+# Modules that an importable module imports only once its code runs, which a confined child
+# could not: every optimizer's `step` and `zero_grad` import torch._dynamo (to mark graph breaks).
+_IMPORTED_ON_FIRST_USE: Mapping[str, tuple[str, ...]] = {"torch.optim": ("torch._dynamo",)}
+
+
 def import_importable(allowed_imports: Iterable[str]) -> None:
-    """Import every module a submission may import, ahead of a confinement that will let no
-    file be opened to import one."""
+    """Import every module a submission may import, and what they import when first used,
+    ahead of a confinement that will let no file be opened to import one."""
     for name in sorted(importable_modules(allowed_imports) - stand_ins().keys()):
-        _import_if_installed(name)
+        for module in (name, *_IMPORTED_ON_FIRST_USE.get(name, ())):
+            _import_if_installed(module)
 
 
 def _import_if_installed(name: str) -> types.ModuleType | None:
