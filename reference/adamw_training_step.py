@@ -187,7 +187,7 @@ VARIANTS = (
     ),
     WrongVariant(
         code="optimizer-state-reset",
-        message="Each of your steps matches the first step of a fresh optimizer: the moments and "
+        message="Your steps each match the first step of a fresh optimizer: the moments and "
         "the step count start over at every call. Create the optimizer once, in __init__, and "
         "keep it across steps.",
         entry=_OptimizerStateReset,

@@ -24,4 +24,4 @@ class Trainer(nn.Module):
             total += p.grad.norm() ** 2
             nn.utils.clip_grad_norm_(p, self.max_norm)
         self.optimizer.step()
-        return {"loss": loss.item(), "grad_norm": total.sqrt().item()}
+        return {"loss": loss.detach(), "grad_norm": total.sqrt()}

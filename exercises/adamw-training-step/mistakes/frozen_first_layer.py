@@ -23,4 +23,4 @@ class Trainer(nn.Module):
         loss.backward()
         grad_norm = nn.utils.clip_grad_norm_(self.model.parameters(), self.max_norm)
         self.optimizer.step()
-        return {"loss": loss.item(), "grad_norm": grad_norm.item()}
+        return {"loss": loss.detach(), "grad_norm": grad_norm}

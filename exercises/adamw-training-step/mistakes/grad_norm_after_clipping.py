@@ -25,4 +25,4 @@ class Trainer(nn.Module):
         nn.utils.clip_grad_norm_(self.model.parameters(), self.max_norm)
         norm = self.grad_norm()
         self.optimizer.step()
-        return {"loss": loss.item(), "grad_norm": norm.item()}
+        return {"loss": loss.detach(), "grad_norm": norm}

@@ -27,4 +27,4 @@ class Trainer(nn.Module):
                 m.mul_(0.9).add_(0.1 * p.grad)
                 v.mul_(0.999).add_(0.001 * p.grad**2)
                 p.sub_(self.lr * m / (v.sqrt() + 1e-8))
-        return {"loss": loss.item(), "grad_norm": norm.item()}
+        return {"loss": loss.detach(), "grad_norm": norm}

@@ -1,4 +1,4 @@
-# Style: the notebook's training loop turned into a method: torch.optim.AdamW, clip_grad_norm_, .item() for the logs, a debug print.
+# Style: the notebook's training loop turned into a method: torch.optim.AdamW, clip_grad_norm_, .item() for the logs and a debug print (the tensors returned).
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -25,4 +25,4 @@ class Trainer(nn.Module):
         self.optimizer.step()
         self.history.append(loss.item())
         print(f"step {len(self.history)}: loss {loss.item():.4f} grad_norm {grad_norm.item():.4f}")
-        return {"loss": loss.item(), "grad_norm": grad_norm.item()}
+        return {"loss": loss.detach(), "grad_norm": grad_norm}

@@ -3,39 +3,41 @@ cross_entropy, on a model rebuilt from the drawn parameters."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from grader.contract import Arg
+from grader.spec import TestCaseSpec
+from oracles import Arrays, Oracle, Parameters
+
 SLUG = "adamw-training-step"
 
 
 def oracle(
-    test: Any, inputs: tuple[tuple[np.ndarray, ...], ...], parameters: dict[str, np.ndarray]
-) -> tuple[np.ndarray, ...]:
+    test: TestCaseSpec, inputs: tuple[tuple[Arg, ...], ...], parameters: Parameters
+) -> Arrays:
     init = test.init
     model = nn.Sequential(
-        nn.Linear(init["d_in"], init["d_hidden"]),
+        nn.Linear(int(init["d_in"]), int(init["d_hidden"])),
         nn.Tanh(),
-        nn.Linear(init["d_hidden"], init["d_out"]),
+        nn.Linear(int(init["d_hidden"]), int(init["d_out"])),
     )
     model.load_state_dict(
-        {name[len("model.") :]: torch.from_numpy(value) for name, value in parameters.items()}
+        {name.removeprefix("model."): torch.from_numpy(value) for name, value in parameters.items()}
     )
     optimizer = torch.optim.AdamW(
-        model.parameters(), lr=init["lr"], weight_decay=init["weight_decay"]
+        model.parameters(), lr=float(init["lr"]), weight_decay=float(init["weight_decay"])
     )
     outputs: list[np.ndarray] = []
-    for step, arrays in zip(test.steps, inputs, strict=True):
-        tensors = [torch.from_numpy(array) for array in arrays]
-        if step.method == "step":
+    for call, args in zip(test.calls, inputs, strict=True):
+        tensors = [torch.from_numpy(arg) for arg in args if isinstance(arg, np.ndarray)]
+        if call.method == "step":
             optimizer.zero_grad()
             loss = F.cross_entropy(model(tensors[0]), tensors[1])
             torch.autograd.backward(loss)
-            norm = nn.utils.clip_grad_norm_(model.parameters(), init["max_norm"])
+            norm = nn.utils.clip_grad_norm_(model.parameters(), float(init["max_norm"]))
             optimizer.step()
             outputs += [loss.detach().numpy(), norm.numpy()]
         else:
@@ -44,4 +46,4 @@ def oracle(
     return tuple(outputs)
 
 
-ORACLES = {SLUG: oracle}
+ORACLES: dict[str, Oracle] = {SLUG: oracle}

@@ -4,28 +4,31 @@ scaled_dot_product_attention."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+from grader.contract import Arg
+from grader.spec import TestCaseSpec
+from oracles import Arrays, Oracle, Parameters
 
 SLUG = "kv-cache-generation"
 
 
 def oracle(
-    test: Any, inputs: tuple[tuple[np.ndarray, ...], ...], parameters: dict[str, np.ndarray]
-) -> tuple[np.ndarray, ...]:
+    test: TestCaseSpec, inputs: tuple[tuple[Arg, ...], ...], parameters: Parameters
+) -> Arrays:
     weights = {name: torch.from_numpy(value) for name, value in parameters.items()}
-    n_head = test.init["n_head"]
+    n_head = int(test.init["n_head"])
     outputs: list[np.ndarray] = []
     sequence = torch.zeros(0, dtype=torch.int64)
-    for step, (idx,) in zip(test.steps, inputs, strict=True):
+    for call, (idx,) in zip(test.calls, inputs, strict=True):
+        assert isinstance(idx, np.ndarray)
         tokens = torch.from_numpy(idx)
-        if step.method == "forward":
+        if call.method == "forward":
             outputs.append(logits(weights, n_head, tokens).numpy())
             continue
-        sequence = tokens if step.method == "prefill" else torch.cat([sequence, tokens], dim=1)
+        sequence = tokens if call.method == "prefill" else torch.cat([sequence, tokens], dim=1)
         outputs.append(logits(weights, n_head, sequence)[:, -tokens.shape[1] :].numpy())
     return tuple(outputs)
 
@@ -41,4 +44,4 @@ def logits(weights: dict[str, torch.Tensor], n_head: int, idx: torch.Tensor) -> 
     return F.linear(x, weights["lm_head.weight"])
 
 
-ORACLES = {SLUG: oracle}
+ORACLES: dict[str, Oracle] = {SLUG: oracle}
