@@ -1,7 +1,7 @@
 """A training step as a course writes it: torch.optim's optimizers (or one's own subclass of
-`torch.optim.Optimizer`) and gradient clipping from `torch.nn.utils`, under the policy's guards
-and once in the real sandbox's confined child, which can import nothing once it runs (an
-optimizer's `step` imports torch._dynamo on first use)."""
+`torch.optim.Optimizer`), where the exercise lists torch.optim, and gradient clipping from
+`torch.nn.utils`, under the policy's guards and once in the real sandbox's confined child, which
+can import nothing once it runs (an optimizer's `step` imports torch._dynamo on first use)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from grader.contract import Call, CallOutcome, Job, Policy
 from grader.limits import SandboxLimits
 from grader.sandbox.process import WarmProcessSandbox
 
-TORCH_ONLY = Policy(("torch",))
+WITH_OPTIMIZERS = Policy(("torch", "torch.optim"))
 X = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, -1.5]], dtype=np.float32)
 
 # Two steps of a Linear(3, 1) on sum(output): AdamW with clipping, then SGD through a
@@ -81,19 +81,19 @@ def assert_trained(outcome: CallOutcome) -> None:
 
 def test_optimizers_and_clipping_run_under_the_guards() -> None:
     calls = (Call("only", (X,)),)
-    assert_trained(run(TRAINING_STEP, policy=TORCH_ONLY, calls=calls).outcomes[0])
+    assert_trained(run(TRAINING_STEP, policy=WITH_OPTIMIZERS, calls=calls).outcomes[0])
 
 
 @pytest.mark.slow
 def test_optimizers_and_clipping_run_in_the_confined_child() -> None:
-    sandbox = WarmProcessSandbox(slots=1)
+    sandbox = WarmProcessSandbox(slots=1, preload=WITH_OPTIMIZERS.allowed_imports)
     try:
         job = Job(
             textwrap.dedent(TRAINING_STEP),
             "f",
             "function",
             "torch",
-            TORCH_ONLY,
+            WITH_OPTIMIZERS,
             (Call("only", (X,)),),
             SandboxLimits(),
         )
@@ -112,5 +112,26 @@ def test_optimizers_and_clipping_run_in_the_confined_child() -> None:
     ],
 )
 def test_what_a_training_step_does_not_need_stays_refused(source: str, refused: str) -> None:
-    violation = violation_of(f"import torch\ndef f():\n    return {source}\n", TORCH_ONLY)
+    violation = violation_of(f"import torch\ndef f():\n    return {source}\n", WITH_OPTIMIZERS)
     assert refused in violation.message
+
+
+def test_optimizers_come_only_where_the_exercise_lists_them() -> None:
+    source = "import torch\ndef f():\n    return torch.optim.SGD\n"
+    violation = violation_of(source, Policy(("torch",)))
+    assert "`torch.optim`" in violation.message
+
+
+def test_clipping_comes_with_torch() -> None:
+    source = """
+        import torch
+        from torch.nn.utils import clip_grad_norm_
+
+        def f(x):
+            layer = torch.nn.Linear(3, 1)
+            with torch.enable_grad():
+                layer(x).sum().backward()
+            return clip_grad_norm_(layer.parameters(), 0.5)
+        """
+    outcome = run(source, policy=Policy(("torch",)), calls=(Call("only", (X,)),)).outcomes[0]
+    assert outcome.error is None, outcome.error

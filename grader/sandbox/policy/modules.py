@@ -33,13 +33,14 @@ from grader.sandbox.policy import autograd
 # none of which reaches a file, a process or another module.
 ALWAYS_IMPORTABLE = frozenset({"__future__", "typing", "torchtyping", "math", "collections"})
 
-# Submodules that come with a library the exercise allows: math, layers, initialisers, and the
-# optimizers and gradient clipping that a training step uses.
+# Submodules that come with a library the exercise allows: math, layers, initialisers and
+# gradient clipping. Not torch.optim, which an exercise lists where it needs it: an optimizer
+# imports torch._dynamo (with torch.fx and sympy: 70 MiB, two seconds) on first use, which a
+# warm process must then import before forking (`import_importable`).
 _SUBMODULES: Mapping[str, tuple[str, ...]] = {
     "torch": (
         "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft",
-        "torch.special", "torch.autograd", "torch.autograd.function", "torch.optim",
-        "torch.nn.utils",
+        "torch.special", "torch.autograd", "torch.autograd.function", "torch.nn.utils",
     ),
     "torch.nn": ("torch.nn.functional", "torch.nn.init", "torch.nn.utils"),
     "numpy": ("numpy.linalg",),
