@@ -49,7 +49,7 @@ class Trainer(nn.Module):
         logits: torch.Tensor = self.model(x)  # (B, d_out)
         return logits
 
-    def step(self, x: torch.Tensor, targets: torch.Tensor) -> dict[str, torch.Tensor]:
+    def train_step(self, x: torch.Tensor, targets: torch.Tensor) -> dict[str, torch.Tensor]:
         self.zero_grad()
         loss = F.cross_entropy(self(x), targets)  # mean over the batch
         torch.autograd.backward(loss)

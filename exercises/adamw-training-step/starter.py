@@ -15,7 +15,7 @@ class Trainer(nn.Module):
         # x: (batch, d_in) -> logits: (batch, d_out)
         raise NotImplementedError
 
-    def step(self, x, targets):
+    def train_step(self, x, targets):
         # x: (batch, d_in), targets: (batch,) class indices
         # zero the gradients, cross-entropy loss, backward, clip the global gradient norm to
         # max_norm, AdamW update

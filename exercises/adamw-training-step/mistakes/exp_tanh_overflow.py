@@ -20,7 +20,7 @@ class Trainer(nn.Module):
     def forward(self, x):
         return self.model[2](tanh(self.model[0](x)))
 
-    def step(self, x, targets):
+    def train_step(self, x, targets):
         self.optimizer.zero_grad()
         loss = F.cross_entropy(self(x), targets)
         loss.backward()

@@ -15,7 +15,7 @@ class Trainer(nn.Module):
     def forward(self, x):
         return self.model(x)
 
-    def step(self, x, targets):
+    def train_step(self, x, targets):
         loss = F.cross_entropy(self.model(x), targets)
         loss.backward()
         grad_norm = nn.utils.clip_grad_norm_(self.model.parameters(), self.max_norm)

@@ -17,7 +17,7 @@ class Trainer(nn.Module):
     def forward(self, x):
         return self.model(x)
 
-    def step(self, x, targets):
+    def train_step(self, x, targets):
         self.optimizer.zero_grad()
         loss = F.cross_entropy(self.model(x), targets)
         loss.backward()

@@ -18,7 +18,7 @@ class Trainer(nn.Module):
     def grad_norm(self):
         return torch.sqrt(sum((p.grad**2).sum() for p in self.model.parameters()))
 
-    def step(self, x, targets):
+    def train_step(self, x, targets):
         self.optimizer.zero_grad()
         loss = F.cross_entropy(self.model(x), targets)
         loss.backward()

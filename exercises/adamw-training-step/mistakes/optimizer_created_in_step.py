@@ -14,7 +14,7 @@ class Trainer(nn.Module):
     def forward(self, x):
         return self.model(x)
 
-    def step(self, x, targets):
+    def train_step(self, x, targets):
         optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.lr, weight_decay=self.weight_decay)
         optimizer.zero_grad()
         loss = F.cross_entropy(self.model(x), targets)

@@ -22,7 +22,7 @@ class Trainer(nn.Module):
     def forward(self, x):
         return self.model(x)
 
-    def step(self, x, targets):
+    def train_step(self, x, targets):
         params = list(self.model.parameters())
         for p in params:
             p.grad = None

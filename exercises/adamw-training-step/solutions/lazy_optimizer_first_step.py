@@ -22,7 +22,7 @@ class Trainer(nn.Module):
             self.parameters(), lr=self.lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=self.weight_decay
         )
 
-    def step(self, x, targets):
+    def train_step(self, x, targets):
         if self.optimizer is None:
             self.optimizer = self.configure_optimizer()
         self.optimizer.zero_grad(set_to_none=False)

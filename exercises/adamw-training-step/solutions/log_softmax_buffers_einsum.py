@@ -23,7 +23,7 @@ class Trainer(nn.Module):
         log_probs = F.log_softmax(logits, dim=-1)
         return -log_probs.gather(1, targets.unsqueeze(1)).squeeze(1).mean()
 
-    def step(self, x, targets):
+    def train_step(self, x, targets):
         self.model.zero_grad()
         loss = self.cross_entropy(self(x), targets)
         loss.backward()

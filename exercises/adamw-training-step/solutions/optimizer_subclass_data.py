@@ -51,7 +51,7 @@ class Trainer(nn.Module):
             g.mul_(coef)
         return total
 
-    def step(self, x, targets):
+    def train_step(self, x, targets):
         self.opt.zero_grad(set_to_none=True)
         loss = F.cross_entropy(self(x), targets)
         loss.backward()

@@ -16,7 +16,7 @@ class Trainer(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.model(x)
 
-    def step(self, x: torch.Tensor, targets: torch.Tensor) -> dict:
+    def train_step(self, x: torch.Tensor, targets: torch.Tensor) -> dict:
         self.optimizer.zero_grad()
         loss = self.criterion(self(x), targets)
         loss.backward()

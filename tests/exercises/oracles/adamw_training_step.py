@@ -33,7 +33,7 @@ def oracle(
     outputs: list[np.ndarray] = []
     for call, args in zip(test.calls, inputs, strict=True):
         tensors = [torch.from_numpy(arg) for arg in args if isinstance(arg, np.ndarray)]
-        if call.method == "step":
+        if call.method == "train_step":
             optimizer.zero_grad()
             loss = F.cross_entropy(model(tensors[0]), tensors[1])
             torch.autograd.backward(loss)
