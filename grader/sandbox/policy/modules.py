@@ -2,7 +2,8 @@
 
 Imports: the exercise's `allowed_imports` name libraries (`torch`, `numpy`); allowing one allows
 its computational submodules too (`torch.nn.functional`, `torch.nn.init`, `numpy.linalg`...,
-and `torch.autograd` for backward passes of one's own, see `autograd`), and every exercise
+`torch.autograd` for backward passes of one's own, see `autograd`, and gradient clipping; an
+exercise lists `torch.optim` for optimizers, see `training`), and every exercise
 allows the modules that annotations and plain arithmetic use (`typing`, `torchtyping`,
 `__future__`, `math`) and `collections`' containers. A leftover `import numpy as np` in a torch
 exercise is allowed where the exercise lists numpy. An exercise narrows what is allowed with
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from grader.sandbox.policy import autograd
+from grader.sandbox.policy import autograd, training
 
 # Importable whatever the exercise: annotations (`from __future__ import annotations` is a
 # compiler directive; torchtyping is a stand-in whose `TensorType[...]` is torch.Tensor), the
@@ -34,9 +35,7 @@ from grader.sandbox.policy import autograd
 ALWAYS_IMPORTABLE = frozenset({"__future__", "typing", "torchtyping", "math", "collections"})
 
 # Submodules that come with a library the exercise allows: math, layers, initialisers and
-# gradient clipping. Not torch.optim, which an exercise lists where it needs it: an optimizer
-# imports torch._dynamo (with torch.fx and sympy: 70 MiB, two seconds) on first use, which a
-# warm process must then import before forking (`import_importable`).
+# gradient clipping; not torch.optim, which an exercise lists where it needs it (`training`).
 _SUBMODULES: Mapping[str, tuple[str, ...]] = {
     "torch": (
         "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft",
@@ -158,22 +157,6 @@ def _nn_attributes(module: types.ModuleType) -> frozenset[str]:
     return frozenset((layers - {"DataParallel", "SyncBatchNorm"}) | {"Parameter", "Buffer"})
 
 
-def _optimizers(module: types.ModuleType) -> frozenset[str]:
-    """The optimizers, and their base class for one's own. Not the schedulers or SWA helpers,
-    which no exercise needs, nor the function that swaps a module's parameters in place."""
-    return frozenset(
-        name
-        for name, value in _public(module)
-        if isinstance(value, type) and issubclass(value, torch.optim.Optimizer)
-    )
-
-
-# Gradient clipping and flattening; not the parametrizations, which rewrite a module's weights.
-_NN_UTILS_NAMES = (
-    "clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
-    "get_total_norm", "parameters_to_vector", "vector_to_parameters",
-)  # fmt: skip
-
 _NUMPY_REFUSED = frozenset(
     {
         # files
@@ -221,8 +204,8 @@ _ATTRIBUTE_RULES: Mapping[str, _Rule] = {
     "torch.linalg": _functions_from("torch._C._linalg"),
     "torch.fft": _functions_from("torch._C._fft"),
     "torch.special": _functions_from("torch._C._special"),
-    "torch.optim": _optimizers,
-    "torch.nn.utils": _exactly(*_NN_UTILS_NAMES),
+    "torch.optim": training.optimizers,
+    "torch.nn.utils": _exactly(*training.NN_UTILS_NAMES),
     "torch.autograd": _exactly(*autograd.ALLOWED_ATTRIBUTES["torch.autograd"]),
     "torch.autograd.function": _exactly(*autograd.ALLOWED_ATTRIBUTES["torch.autograd.function"]),
     "numpy": _numpy_attributes,
@@ -280,16 +263,11 @@ def allowed_modules(
     return allowed
 
 
-# Modules that an importable module imports only once its code runs, which a confined child
-# could not: every optimizer's `step` and `zero_grad` import torch._dynamo (to mark graph breaks).
-_IMPORTED_ON_FIRST_USE: Mapping[str, tuple[str, ...]] = {"torch.optim": ("torch._dynamo",)}
-
-
 def import_importable(allowed_imports: Iterable[str]) -> None:
     """Import every module a submission may import, and what they import when first used,
     ahead of a confinement that will let no file be opened to import one."""
     for name in sorted(importable_modules(allowed_imports) - stand_ins().keys()):
-        for module in (name, *_IMPORTED_ON_FIRST_USE.get(name, ())):
+        for module in (name, *training.IMPORTED_ON_FIRST_USE.get(name, ())):
             _import_if_installed(module)
 
 
