@@ -51,12 +51,15 @@ class Trainer(nn.Module):
 
     def train_step(self, x: torch.Tensor, targets: torch.Tensor) -> dict[str, torch.Tensor]:
         self.zero_grad()
-        loss = F.cross_entropy(self(x), targets)  # mean over the batch
+        loss = self.loss(self(x), targets)
         torch.autograd.backward(loss)
         grad_norm = self.clip_gradients()
         with torch.no_grad():
             self.adamw_update()
         return {"loss": loss.detach(), "grad_norm": grad_norm}
+
+    def loss(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        return F.cross_entropy(logits, targets)  # the mean over the batch
 
     def gradients(self) -> dict[str, torch.Tensor]:
         return {name: p.grad for name, p in self.model.named_parameters() if p.grad is not None}
@@ -101,6 +104,11 @@ class _AdamL2(Trainer):
         decay, self.weight_decay = self.weight_decay, 0.0
         super().adamw_update()
         self.weight_decay = decay
+
+
+class _LossSummed(Trainer):
+    def loss(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        return F.cross_entropy(logits, targets, reduction="sum")
 
 
 class _ClippingNotApplied(Trainer):
@@ -150,6 +158,13 @@ VARIANTS = (
         "shrink each weight by lr·λ·θ directly, apart from the moments (torch.optim.AdamW, "
         "not torch.optim.Adam with weight_decay).",
         entry=_AdamL2,
+    ),
+    WrongVariant(
+        code="loss-summed",
+        message="Your loss matches the sum of the cross-entropy over the batch: take its mean "
+        "(F.cross_entropy's default reduction), so that the loss and the gradients do not grow "
+        "with the batch size.",
+        entry=_LossSummed,
     ),
     WrongVariant(
         code="clipping-not-applied",

@@ -136,6 +136,23 @@ class _CacheKeptAcrossPrefill(KVCacheLM):
         return self.extend(idx)
 
 
+class _PositionsNotReset(KVCacheLM):
+    """A position counter that prefill does not set back to 0: a new sequence's positions
+    continue from the tokens of every sequence before it."""
+
+    def __init__(self, vocab_size: int, block_size: int, n_embd: int, n_head: int) -> None:
+        super().__init__(vocab_size, block_size, n_embd, n_head)
+        self.position = 0
+
+    def extend(self, idx: torch.Tensor) -> torch.Tensor:
+        past = 0 if self.k_cache is None else self.k_cache.shape[2]
+        x = self.embed(idx, start=self.position)
+        self.position += idx.shape[1]
+        q, k, v = self.qkv(x)
+        k, v = self.append_to_cache(k, v)
+        return self.head(x, q, k, v, past)
+
+
 class _NoCausalMask(KVCacheLM):
     def causal_mask(self, queries: int, keys: int, past: int) -> torch.Tensor:
         return torch.ones(queries, keys, dtype=torch.bool)
@@ -184,6 +201,13 @@ VARIANTS = (
         "cache: prefill starts a new sequence, so empty the cache first (and count "
         "positions from 0 again).",
         entry=_CacheKeptAcrossPrefill,
+    ),
+    WrongVariant(
+        code="positions-not-reset",
+        message="Your second prefill matches a new sequence whose positions continue from the "
+        "previous one's: the cache was emptied, but the position count was not. A new "
+        "sequence starts at position 0.",
+        entry=_PositionsNotReset,
     ),
     WrongVariant(
         code="no-causal-mask",
