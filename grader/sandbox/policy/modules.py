@@ -2,7 +2,8 @@
 
 Imports: the exercise's `allowed_imports` name libraries (`torch`, `numpy`); allowing one allows
 its computational submodules too (`torch.nn.functional`, `torch.nn.init`, `numpy.linalg`...,
-and `torch.autograd` for backward passes of one's own, see `autograd`), and every exercise
+`torch.autograd` for backward passes of one's own, see `autograd`, and gradient clipping; an
+exercise lists `torch.optim` for optimizers, see `training`), and every exercise
 allows the modules that annotations and plain arithmetic use (`typing`, `torchtyping`,
 `__future__`, `math`) and `collections`' containers. A leftover `import numpy as np` in a torch
 exercise is allowed where the exercise lists numpy. An exercise narrows what is allowed with
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from grader.sandbox.policy import autograd
+from grader.sandbox.policy import autograd, training
 
 # Importable whatever the exercise: annotations (`from __future__ import annotations` is a
 # compiler directive; torchtyping is a stand-in whose `TensorType[...]` is torch.Tensor), the
@@ -33,13 +34,14 @@ from grader.sandbox.policy import autograd
 # none of which reaches a file, a process or another module.
 ALWAYS_IMPORTABLE = frozenset({"__future__", "typing", "torchtyping", "math", "collections"})
 
-# Submodules that come with a library the exercise allows: math, layers and initialisers.
+# Submodules that come with a library the exercise allows: math, layers, initialisers and
+# gradient clipping; not torch.optim, which an exercise lists where it needs it (`training`).
 _SUBMODULES: Mapping[str, tuple[str, ...]] = {
     "torch": (
         "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft",
-        "torch.special", "torch.autograd", "torch.autograd.function",
+        "torch.special", "torch.autograd", "torch.autograd.function", "torch.nn.utils",
     ),
-    "torch.nn": ("torch.nn.functional", "torch.nn.init"),
+    "torch.nn": ("torch.nn.functional", "torch.nn.init", "torch.nn.utils"),
     "numpy": ("numpy.linalg",),
 }  # fmt: skip
 
@@ -202,6 +204,8 @@ _ATTRIBUTE_RULES: Mapping[str, _Rule] = {
     "torch.linalg": _functions_from("torch._C._linalg"),
     "torch.fft": _functions_from("torch._C._fft"),
     "torch.special": _functions_from("torch._C._special"),
+    "torch.optim": training.optimizers,
+    "torch.nn.utils": _exactly(*training.NN_UTILS_NAMES),
     "torch.autograd": _exactly(*autograd.ALLOWED_ATTRIBUTES["torch.autograd"]),
     "torch.autograd.function": _exactly(*autograd.ALLOWED_ATTRIBUTES["torch.autograd.function"]),
     "numpy": _numpy_attributes,
@@ -260,10 +264,11 @@ def allowed_modules(
 
 
 def import_importable(allowed_imports: Iterable[str]) -> None:
-    """Import every module a submission may import, ahead of a confinement that will let no
-    file be opened to import one."""
+    """Import every module a submission may import, and what they import when first used,
+    ahead of a confinement that will let no file be opened to import one."""
     for name in sorted(importable_modules(allowed_imports) - stand_ins().keys()):
-        _import_if_installed(name)
+        for module in (name, *training.IMPORTED_ON_FIRST_USE.get(name, ())):
+            _import_if_installed(module)
 
 
 def _import_if_installed(name: str) -> types.ModuleType | None:
