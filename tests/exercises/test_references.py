@@ -265,15 +265,33 @@ def in_train_mode(test: TestCaseSpec) -> bool:
     return test.mode is Mode.TRAIN
 
 
+def is_a_sequence(test: TestCaseSpec) -> bool:
+    return bool(test.steps)
+
+
+# A training step's and a cache's mistakes: a single forward call never runs the code they are in.
+_TRAIN_STEP_MISTAKES = (
+    "adam-l2-weight-decay", "clipping-not-applied", "clip-per-parameter",
+    "grad-norm-after-clipping", "no-bias-correction", "gradients-accumulate",
+    "optimizer-state-reset", "loss-summed",
+)  # fmt: skip
+_CACHE_MISTAKES = (
+    "cache-not-used", "cache-not-appended", "positions-restart", "decode-mask-misaligned",
+    "cache-kept-across-prefill", "positions-not-reset",
+)  # fmt: skip
+
 # Mistakes that only some tests can show: in handling the optional mask (a test that passes
 # none), in where dropout goes or how much it keeps (an eval-mode test, where it does nothing),
-# and dropout left on in eval mode (a train-mode test, where it belongs).
+# dropout left on in eval mode (a train-mode test, where it belongs), and those of the code only
+# a sequence of calls runs.
 SHOWN_ONLY_WHERE: dict[tuple[str, str], Callable[[TestCaseSpec], bool]] = {
     ("scaled-dot-product-attention", "boolean-keep-mask"): passes_a_mask,
     ("pre-norm-transformer-block", "keep-mask-ignored"): passes_a_mask,
     ("feed-forward", "dropout-misplaced"): in_train_mode,
     ("feed-forward", "keep-probability"): in_train_mode,
     ("feed-forward", "dropout-in-eval"): lambda test: not in_train_mode(test),
+    **{("adamw-training-step", code): is_a_sequence for code in _TRAIN_STEP_MISTAKES},
+    **{("kv-cache-generation", code): is_a_sequence for code in _CACHE_MISTAKES},
 }
 
 
