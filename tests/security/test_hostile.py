@@ -49,6 +49,7 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 SEED = "multi-headed-self-attention"
 NUMPY = "numpy-multi-head-attention"
 SDPA = "scaled-dot-product-attention"
+KV_CACHE = "kv-cache-generation"
 CORRECT = (ROOT / "exercises" / SEED / "solutions" / "neetcode_common_answer.py").read_text()
 REFERENCE_SOURCE = ROOT / "reference" / "multi_headed_self_attention.py"
 
@@ -316,6 +317,14 @@ CASES = [
     # Right answers forward; the escape waits in a backward that only the grader's own gradient
     # pass calls.
     guard("backward_escape_in_gradient_pass", "`torch.os` is not available"),
+    # Sequences of calls on one instance: the escape waits in a method only they call, and state
+    # kept from one call (a prompt's ids) is put into what the next one asks for.
+    guard("sequence_decode_computed_name", "`torch.load` is not available", slug=KV_CACHE),
+    guard(
+        "sequence_state_in_violation",
+        "`torch.<a name computed while running>` is not",
+        slug=KV_CACHE,
+    ),
 ]
 
 
