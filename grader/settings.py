@@ -25,6 +25,9 @@ class GraderSettings(BaseSettings):
     # ./var, beside the repository it runs from; the one-shot `grade` uses the user's data dir
     # (`in_user_data_dir`) unless this is set.
     data_dir: Path = Path("var")
+    # Where exercise plans are kept, if not under the data dir: a folder several services of one
+    # secret share (workers on one volume) builds each exercise's plan once between them.
+    plans_dir: Path | None = None
     exercises_dir: Path = _PROJECT_ROOT / "exercises"
     # The master secret (`master_secret`). Unset: one is generated on first use and kept in the
     # data dir, so hidden inputs and signatures stay stable across restarts.
@@ -47,8 +50,8 @@ class GraderSettings(BaseSettings):
 
     def plan_cache_dir(self) -> Path:
         """Where exercise plans are kept (`grader.plan_cache`): they hold hidden expected
-        outputs, so they live beside the secret they derive from."""
-        return self.data_dir / "plans"
+        outputs, so they live beside the secret they derive from, unless `plans_dir` says."""
+        return self.plans_dir or self.data_dir / "plans"
 
     def master_secret(self) -> str:
         """The deployment's master secret: it seeds the hidden tests, and the service derives its

@@ -37,8 +37,10 @@ from grader.catalog import Catalog
 from grader.spec import Exercise, Property, Visibility
 
 TERM = timedelta(days=21)
-# Exercise n, in the catalog's order, is handed out on day 2n.
+# Exercise n, in the catalog's order, is handed out on day 2n, or sooner where the catalog is
+# too long for every exercise to be out a week before the term's end.
 _RELEASE_GAP = timedelta(days=2)
+_LAST_RELEASE = TERM - timedelta(days=7)
 # The first exercise was fixed on its third day: its reports before carry an older version.
 _FIXED_AFTER = timedelta(days=3)
 _STUDENTS_PER_BATCH = 100
@@ -68,10 +70,12 @@ def seed_course(
     with database.session() as session:
         course_id = course_named(session, course_slug).id
     written = 0
-    for index, exercise in enumerate(catalog):
-        term = _Term(begin + index * _RELEASE_GAP, fixed_late=index == 0)
-        # Fewer students try each later exercise.
-        reach = 0.97 - 0.03 * index
+    exercises = list(catalog)
+    gap = min(_RELEASE_GAP, _LAST_RELEASE / max(1, len(exercises) - 1))
+    for index, exercise in enumerate(exercises):
+        term = _Term(begin + index * gap, fixed_late=index == 0)
+        # Fewer students try each later exercise: down to 79% of the class for the last.
+        reach = 0.97 - 0.18 * index / max(1, len(exercises) - 1)
         model = _ExerciseModel(exercise, term, reach, random.Random(f"{seed}:{exercise.spec.slug}"))
         for first in range(0, len(class_), _STUDENTS_PER_BATCH):
             batch = class_[first : first + _STUDENTS_PER_BATCH]

@@ -74,3 +74,12 @@ def test_one_shot_commands_keep_their_files_in_the_user_s_data_dir(
     assert GraderSettings().in_user_data_dir().data_dir == tmp_path / "xdg/autograder"
     monkeypatch.setenv("AUTOGRADER_DATA_DIR", str(tmp_path / "chosen"))
     assert GraderSettings().in_user_data_dir().data_dir == tmp_path / "chosen"
+
+
+def test_plans_live_under_the_data_dir_unless_a_plans_dir_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AUTOGRADER_PLANS_DIR")
+    assert GraderSettings(data_dir=tmp_path).plan_cache_dir() == tmp_path / "plans"
+    monkeypatch.setenv("AUTOGRADER_PLANS_DIR", str(tmp_path / "shared"))
+    assert GraderSettings(data_dir=tmp_path).plan_cache_dir() == tmp_path / "shared"
