@@ -49,6 +49,8 @@ FORWARD = "forward"
 
 # An argument: an array (a tensor, in the entry's framework), a Python scalar, or None.
 Arg = np.ndarray | Scalar | None
+# The arguments of one call.
+Inputs = tuple[Arg, ...]
 
 
 @dataclass(frozen=True)

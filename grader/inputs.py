@@ -18,7 +18,7 @@ import math
 import numpy as np
 import torch
 
-from grader.contract import Arg
+from grader.contract import Arg, Inputs
 from grader.input_specs import (
     CausalMask,
     InputSpec,
@@ -29,8 +29,6 @@ from grader.input_specs import (
     SameAs,
 )
 from grader.spec import ExerciseSpec, TestCaseSpec
-
-Inputs = tuple[Arg, ...]
 
 # Streams of one test's seed, so that inputs, weights and perturbations are independent.
 _INPUTS_STREAM = 0

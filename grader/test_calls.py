@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from grader.compare import DECIMALS
-from grader.contract import FORWARD, Call, Step
-from grader.inputs import Inputs
+from grader.contract import FORWARD, Call, Inputs, Step
 from grader.plan import CONSTRUCTION_SEED
 from grader.spec import ExerciseSpec, Mode, StepSpec, TestCaseSpec
 

@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session
 
 from app.access import rules as access
 from app.access.auth import PrincipalDep
-from app.api.deps import CatalogDep, SessionDep, StudentQuery
+from app.access.served import CatalogDep
+from app.api.deps import SessionDep, StudentQuery
 from app.api.problem_docs import responses
 from app.api.problems import Unauthorized
 from app.core.models import Submission

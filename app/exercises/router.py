@@ -6,7 +6,8 @@ from fastapi import APIRouter
 
 from app.access import rules as access
 from app.access.auth import PrincipalDep
-from app.api.deps import CatalogDep, ExerciseDep, SessionDep, StudentQuery
+from app.access.served import CatalogDep, ExerciseDep
+from app.api.deps import SessionDep, StudentQuery
 from app.api.problem_docs import responses
 from app.api.problems import OtherStudent, ReservedStudentId, Unauthorized, UnknownExercise
 from app.core.models import utcnow

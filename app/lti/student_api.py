@@ -17,14 +17,10 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from app.access import rules as access
+from app.access.served import valid_new_submission
 from app.access.signed_tokens import InvalidToken
 from app.api.api_process import ApiDep, ApiProcess
-from app.api.deps import (
-    SessionDep,
-    SettingsDep,
-    find_submission,
-    valid_new_submission,
-)
+from app.api.deps import SessionDep, SettingsDep, find_submission
 from app.api.problem_docs import responses
 from app.api.problems import (
     AttemptsUsedUp,

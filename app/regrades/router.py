@@ -8,7 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 
 from app.access.auth import PrincipalDep
-from app.api.deps import ExerciseDep, SessionDep
+from app.access.served import ExerciseDep
+from app.api.deps import SessionDep
 from app.api.problem_docs import responses
 from app.api.problems import (
     CourseNotFound,

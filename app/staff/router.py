@@ -9,7 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 from fastapi.responses import Response, StreamingResponse
 
-from app.api.deps import CatalogDep, ExerciseDep, SessionDep
+from app.access.served import CatalogDep, ExerciseDep
+from app.api.deps import SessionDep
 from app.api.problem_docs import responses
 from app.api.problems import CourseNotFound, ExerciseUnavailable, Unauthorized, UnknownExercise
 from app.core.student_ids import StudentId

@@ -11,8 +11,9 @@ from sqlalchemy import and_
 
 from app.access import rules as access
 from app.access.auth import PrincipalDep
+from app.access.served import NewSubmissionDep
 from app.api.api_process import ApiDep
-from app.api.deps import IdempotencyKeyDep, NewSubmissionDep, SessionDep, find_submission
+from app.api.deps import IdempotencyKeyDep, SessionDep, find_submission
 from app.api.problem_docs import responses
 from app.api.problems import (
     AttemptsUsedUp,

@@ -3,6 +3,8 @@ the student's status."""
 
 from __future__ import annotations
 
+import html as html_text
+
 from fastapi.testclient import TestClient
 
 from grader.catalog import Catalog
@@ -22,6 +24,6 @@ def test_every_exercise_has_a_room_for_the_students_status(
     for slug in catalog.slugs():
         assert (
             f'<li data-exercise="{slug}"><a href="/exercises/{slug}">'
-            f"{catalog.get(slug).spec.title}</a>"
+            f"{html_text.escape(catalog.get(slug).spec.title)}</a>"
             '<span class="progress" hidden></span>'
         ) in html
