@@ -19,10 +19,10 @@ import torch
 from grader.backprop import backpropagate
 from grader.contract import (
     FORWARD,
-    Arg,
     Call,
     CallOutcome,
     Gradients,
+    Inputs,
     Job,
     OutputValue,
     RaisedError,
@@ -56,7 +56,7 @@ class ContractError(Exception):
 def entry_points(job: Job) -> dict[str, str]:
     """Every entry point the job's calls use, with its kind ("module" or "function")."""
     used = {job.entry_point: job.kind}
-    used.update((call.entry_point, call.kind or job.kind) for call in job.calls if call.entry_point)
+    used.update((call.entry_of(job), call.kind_of(job)) for call in job.calls)
     return used
 
 
@@ -111,7 +111,7 @@ def run_calls(
         gradients = None
         try:
             outputs: tuple[OutputValue, ...] | None
-            outputs, gradients = run_call(entries[call.entry_point or job.entry_point], call, job)
+            outputs, gradients = run_call(entries[call.entry_of(job)], call, job)
             error = None
         except Exception as exc:  # the student's exception is data, not our failure
             outputs, error = None, describe_exception(exc)
@@ -128,17 +128,16 @@ def run_calls(
 def run_call(entry: Any, call: Call, job: Job) -> tuple[tuple[OutputValue, ...], Gradients | None]:
     """Construct (for a module) and call the entry point once, without grad, or run the call's
     gradient pass (`grader.backprop`), or make each of its steps; raise what the entry raises."""
-    name = call.entry_point or job.entry_point
+    name = call.entry_of(job)
     with torch.no_grad():
-        module = _construct(entry, call, name) if (call.kind or job.kind) == "module" else None
+        module = _construct(entry, call, name) if call.kind_of(job) == "module" else None
     forward = entry if module is None else module
     if call.steps:
         return _run_steps(forward, call, job, name), None
     args = _as_framework_values(call.args, job.framework)
-    names = job.outputs if call.outputs is None else call.outputs
 
     def describe(result: Any) -> tuple[OutputValue, ...]:
-        return describe_result(result, names, call.max_output_elements)
+        return describe_result(result, call.outputs_of(job), call.max_output_elements)
 
     if call.backprop is not None:
         return backpropagate(forward, module, args, call, describe)
@@ -269,7 +268,7 @@ def _check_parameter_layout(own: dict[str, torch.nn.Parameter], wanted: dict[str
             )
 
 
-def _as_framework_values(args: tuple[Arg, ...], framework: str) -> list[Any]:
+def _as_framework_values(args: Inputs, framework: str) -> list[Any]:
     """Fresh copies of the inputs, one per distinct array: an argument passed several times (the
     same tensor as query, key and value) stays one object, as it would be in a notebook.
     Scalars and None are passed as they are."""

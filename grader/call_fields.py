@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.contract import Arg, Backprop, Call, Step
+from grader.contract import Backprop, Call, Inputs, Step
 
 
 def call_fields(call: Call, refer: Callable[[np.ndarray], object]) -> dict[str, Any]:
@@ -38,7 +38,7 @@ def call_fields(call: Call, refer: Callable[[np.ndarray], object]) -> dict[str, 
     }
 
 
-def _args_fields(args: tuple[Arg, ...], refer: Callable[[np.ndarray], object]) -> list[object]:
+def _args_fields(args: Inputs, refer: Callable[[np.ndarray], object]) -> list[object]:
     """An array by reference, a scalar as itself (in a table of its own: a reference may be a
     number too)."""
     return [
@@ -47,7 +47,7 @@ def _args_fields(args: tuple[Arg, ...], refer: Callable[[np.ndarray], object]) -
     ]
 
 
-def _args(fields: list[Any], array: Callable[[Any], np.ndarray]) -> tuple[Arg, ...]:
+def _args(fields: list[Any], array: Callable[[Any], np.ndarray]) -> Inputs:
     return tuple(
         None if ref is None else ref["scalar"] if isinstance(ref, dict) else array(ref)
         for ref in fields

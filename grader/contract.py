@@ -59,7 +59,7 @@ class Step:
     function) on `args`; its results, by name, are `outputs`."""
 
     method: str
-    args: tuple[Arg, ...]
+    args: Inputs
     outputs: tuple[str, ...]
     grad: bool = False  # gradients on (a training step calls backward)
 
@@ -75,7 +75,7 @@ class Call:
     """
 
     id: str
-    args: tuple[Arg, ...]
+    args: Inputs
     init_kwargs: dict[str, Scalar] = field(default_factory=dict)
     seed: int | None = None
     # Parameter values to load after construction, by name. With `strict_parameters` the names
@@ -95,11 +95,22 @@ class Call:
     steps: tuple[Step, ...] = ()
     train: bool = False
 
+    def entry_of(self, job: Job) -> str:
+        """The entry point the call runs: its own, else the job's."""
+        return self.entry_point or job.entry_point
+
+    def kind_of(self, job: Job) -> str:
+        return self.kind or job.kind
+
+    def outputs_of(self, job: Job) -> tuple[str, ...]:
+        """The names of what the call on `args` returns: its own, else the job's."""
+        return job.outputs if self.outputs is None else self.outputs
+
     def output_count(self, job: Job) -> int:
         """How many values the call's outputs are, every step's together."""
         if self.steps:
             return sum(len(step.outputs) for step in self.steps)
-        return len(self.outputs if self.outputs is not None else job.outputs)
+        return len(self.outputs_of(job))
 
 
 @dataclass(frozen=True)

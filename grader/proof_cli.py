@@ -83,14 +83,13 @@ def record_proof(proof: Proof) -> str:
     if not proof.holds:
         removed = remove_proof_record(exercise.folder)
         return "a draft: students do not see it" + (" (its proof record removed)" * removed)
-    count = {"solutions": proof.solutions, "mistakes": len(proof.mistakes)}
-    record = read_proof_record(exercise.folder)
-    if record is None or (record.version, record.solutions, record.mistakes) != (
-        exercise.version,
-        *count.values(),
-    ):
-        # Rewritten only when what it certifies changed: a proof run again changes no file.
-        write_proof_record(exercise.folder, ProofRecord.now(exercise.version, **count))
+    fresh = ProofRecord.now(
+        exercise.version, solutions=proof.solutions, mistakes=len(proof.mistakes)
+    )
+    kept = read_proof_record(exercise.folder)
+    # Rewritten only when what it certifies changed: a proof run again changes no file.
+    if kept is None or kept.model_copy(update={"proved_at": fresh.proved_at}) != fresh:
+        write_proof_record(exercise.folder, fresh)
     where = shown(exercise.folder / PROOF_RECORD)
     return f"published at version {exercise.version}: recorded in {where}"
 

@@ -57,7 +57,7 @@ class Reference:
         )
 
     def run(self, call: Call, job: Job) -> tuple[OutputValue, ...]:
-        return run_trusted(self.entries[call.entry_point or job.entry_point], call, job)[0]
+        return run_trusted(self.entries[call.entry_of(job)], call, job)[0]
 
     def backprop(self, call: Call, job: Job) -> Gradients:
         """The reference's gradient pass on a call that carries one (`Call.backprop`)."""
