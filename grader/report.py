@@ -81,6 +81,9 @@ class TestResult(_Model):
     duration_ms: float | None = None
     # The submission's line an error was raised at (visible tests only; absent where unknown).
     line: int | None = None
+    # Python that builds this test's inputs and calls the submission as the grader does, to run
+    # at home (visible tests only).
+    reproduce: str | None = None
 
     def details(self) -> str:
         """The message, and the first mismatch where the message leaves it to its own field."""
@@ -95,6 +98,29 @@ class Finding(_Model):
     message: str
     tests: list[str] = Field(default_factory=list)
     line: int | None = None
+    # The knowledge components the mistake is about, shared across exercises ("scaling").
+    concepts: list[str] = Field(default_factory=list)
+
+
+class OutputExcerpt(_Model):
+    """A few values of one visible test's output, the submission's beside the reference's."""
+
+    test: str
+    output: str
+    index: list[int]  # of the first value shown
+    expected: list[float]
+    actual: list[float]
+
+
+class Behaviour(_Model):
+    """What a failing submission's outputs do on the visible tests, whatever its mistake: what
+    staff group the wrong answers that no known mistake explains by. Visible tests only."""
+
+    key: str  # equal for submissions whose outputs behave alike
+    facts: list[str]  # in plain words: "attention: the reference's, scaled by 0.35"
+    failing_tests: list[str]
+    broken_properties: list[str] = Field(default_factory=list)
+    excerpts: list[OutputExcerpt] = Field(default_factory=list)
 
 
 class PropertyCheck(_Model):
@@ -116,6 +142,8 @@ class Report(_Model):
     properties: list[PropertyCheck] = Field(default_factory=list)
     message: str = ""
     duration_ms: float | None = None
+    # Of a failed report whose visible tests ran (grader.behaviour); None otherwise.
+    behaviour: Behaviour | None = None
 
     def findings_to_say(self) -> list[Finding]:
         """The findings a reader is told after the message: none for a refusal, whose message
