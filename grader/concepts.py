@@ -9,6 +9,7 @@ from __future__ import annotations
 # Tag → what a student who gets it wrong has not yet understood, in the staff's words.
 CONCEPTS: dict[str, str] = {
     "output-contract": "what the entry point returns: a value, its type and its shape",
+    "allowed-apis": "what the exercise lets you import and call, so that you build the rest",
     "scaling": "scaling the attention scores by 1/sqrt(d_k)",
     "masking": "masks: which positions may attend, and how a mask is applied",
     "softmax-axis": "the axis a softmax normalises over",

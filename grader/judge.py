@@ -15,6 +15,7 @@ from enum import StrEnum
 from grader.compare import Comparison, compare_outputs
 from grader.contract import CallOutcome, Execution, RaisedError, Termination
 from grader.diagnosis import diagnose
+from grader.finding_concepts import tagged
 from grader.hidden_verdicts import HiddenRun, bare_result, judge_hidden
 from grader.plan import ExercisePlan, TestPlan
 from grader.property_checks import check_properties
@@ -116,7 +117,7 @@ def judge(
     report = _report(
         plan,
         results,
-        diagnosis=diagnosis + trainability.findings,
+        diagnosis=tagged(diagnosis + trainability.findings),
         properties=properties + trainability.properties,
     )
     if trainability.findings and not scored:
@@ -227,7 +228,7 @@ def _refused(plan: ExercisePlan, execution: Execution) -> Report:
         score=0.0,
         max_score=plan.exercise.spec.max_score,
         tests=results,
-        diagnosis=findings,
+        diagnosis=tagged(findings),
         message=refusal_message(termination, execution.violations, execution.detail),
     )
 

@@ -272,8 +272,8 @@ def test_a_refusal_says_its_reason_once_with_its_line(termination: Termination, 
     hidden = {t.message for t in report.tests if t.visibility.value == "hidden"}
     assert hidden == {"hidden test: refused"}  # the word the page and the notebook show
     # Kept structured for the editor's marks, but not said again beside the message.
-    assert [(f.code, f.message, f.line) for f in report.diagnosis] == [
-        ("not-allowed", TORCH_LOAD.message, 7)
+    assert [(f.code, f.message, f.line, f.concepts) for f in report.diagnosis] == [
+        ("not-allowed", TORCH_LOAD.message, 7, ["allowed-apis"])
     ]
     assert report.findings_to_say() == []
     assert report.to_gradescope()["output"].count("torch.load") == 1
@@ -316,7 +316,9 @@ def test_each_variant_of_a_shared_code_is_diagnosed() -> None:
             outputs, _ = run_trusted(variant.entry, test.call, job)
             outcomes[test.call.id] = CallOutcome(test.call.id, outputs=outputs)
         report = judge_both(Execution(Termination.COMPLETED, outcomes))
-        assert [finding.code for finding in report.diagnosis] == ["extra-output-projection"]
+        assert [(f.code, f.concepts) for f in report.diagnosis] == [
+            ("extra-output-projection", ["projections"])
+        ]
 
 
 def test_an_internal_error_holds_nothing_against_the_student() -> None:
