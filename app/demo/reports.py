@@ -1,12 +1,13 @@
 """The reports of the demo course (app.demo.data): what the grader answers to a right
 solution, to a wrong one, to a refused one and when it fails itself, built as `grader.judge`
-builds them, with the exercise's real tests, properties and mistake codes."""
+builds them, with the exercise's real tests, properties, mistake codes and their concepts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from grader.contract import Termination, Violation
+from grader.finding_concepts import tagged
 from grader.hidden_verdicts import hidden_message
 from grader.judge import NOT_ALLOWED_CODE
 from grader.plan import PROBED_TESTS_PER_KIND
@@ -87,7 +88,7 @@ def _graded(
         score=score,
         max_score=max_score,
         tests=tests,
-        diagnosis=diagnosis,
+        diagnosis=tagged(diagnosis),
         properties=_properties(exercise, bug),
         message=f"{passed} of {len(tests)} tests passed ({score:g}/{max_score:g} points)",
     )
@@ -155,7 +156,9 @@ def _refused(exercise: Exercise, version: str | None) -> Report:
         score=0.0,
         max_score=exercise.spec.max_score,
         tests=tests,
-        diagnosis=[Finding(code=NOT_ALLOWED_CODE, message=_REFUSAL.message, line=_REFUSAL.line)],
+        diagnosis=tagged(
+            [Finding(code=NOT_ALLOWED_CODE, message=_REFUSAL.message, line=_REFUSAL.line)]
+        ),
         message=refusal_message(Termination.REJECTED, [_REFUSAL], ""),
     )
 

@@ -14,6 +14,7 @@ class OutcomeKind(StrEnum):
     TEST = "test"  # a test's status
     FINDING = "finding"  # a diagnosed mistake (status "")
     PROPERTY = "property"  # a property check's status
+    CONCEPT = "concept"  # a concept a finding is about, once per report (status "")
 
 
 class ReportOutcome(Base):

@@ -10,6 +10,7 @@ from sqlalchemy import delete, insert
 from sqlalchemy.orm import Session
 
 from app.grading.models import OutcomeKind, ReportOutcome
+from grader.finding_concepts import tagged
 from grader.report import Report, ReportStatus
 
 # A report of these statuses never uses up an attempt: a pass, and the grader's own failure.
@@ -34,12 +35,13 @@ def report_columns(report: Report) -> dict[str, Any]:
 
 
 def outcome_rows(submission_id: str, report: Report) -> list[dict[str, Any]]:
-    """The report's tests, findings and property checks, a row each."""
+    """The report's tests, findings, their concepts and property checks, a row each."""
     tests = [
         (OutcomeKind.TEST, test.name, test.status.value, test.visibility.value)
         for test in report.tests
     ]
     findings = [(OutcomeKind.FINDING, finding.code, "", None) for finding in report.diagnosis]
+    concepts = [(OutcomeKind.CONCEPT, concept, "", None) for concept in _concepts(report)]
     checks = [
         (OutcomeKind.PROPERTY, check.name, check.status.value, None) for check in report.properties
     ]
@@ -51,8 +53,14 @@ def outcome_rows(submission_id: str, report: Report) -> list[dict[str, Any]]:
             "status": status,
             "visibility": visibility,
         }
-        for kind, name, status, visibility in (*tests, *findings, *checks)
+        for kind, name, status, visibility in (*tests, *findings, *concepts, *checks)
     ]
+
+
+def _concepts(report: Report) -> list[str]:
+    """The concepts of the report's findings, each once: a finding's own, else its code's."""
+    tagged_findings = tagged(report.diagnosis)
+    return list(dict.fromkeys(concept for f in tagged_findings for concept in f.concepts))
 
 
 def add_outcomes(session: Session, submission_id: str, report: Report) -> None:

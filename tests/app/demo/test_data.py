@@ -20,6 +20,7 @@ from app.grading.models import ReportOutcome
 from app.grading.report_store import outcome_rows, report_columns
 from app.staff.mistakes import known_mistakes
 from grader.catalog import Catalog
+from grader.finding_concepts import concepts_of
 from grader.report import Report, ReportStatus
 
 START = datetime(2026, 9, 1, tzinfo=UTC)
@@ -68,6 +69,7 @@ def test_every_report_is_valid_and_its_columns_and_rows_agree_with_it(
         assert {check.name for check in report.properties} <= set(exercise.spec.properties)
         if report.status is ReportStatus.FAILED:
             assert {f.code for f in report.diagnosis} <= set(known_mistakes(exercise))
+        assert all(f.concepts == concepts_of(f.code) != [] for f in report.diagnosis)
     assert statuses == set(ReportStatus)
     assert {row.exercise for row in submissions} == set(catalog.slugs())
 
