@@ -109,3 +109,8 @@ GRADEBOOK_CSV = (
 )
 
 EXPORT_ZIP = "a zip of manifest.csv, submissions/<id>.py and submissions/<id>.json"
+
+CONCEPTS_CSV = (
+    "concept,description,2026-09-07,2026-09-14,now\r\n"
+    'masking,"masks: which positions may attend, and how a mask is applied",96,71,58\r\n'
+)

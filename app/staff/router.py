@@ -16,7 +16,8 @@ from app.api.problems import CourseNotFound, ExerciseUnavailable, Unauthorized, 
 from app.core.student_ids import StudentId
 from app.courses import policies
 from app.courses.policies import ExercisePolicyBody
-from app.staff import examples, exports, stats, students
+from app.staff import concept_export, concept_stats, examples, exports, stats, students
+from app.staff.concept_schemas import CourseConcepts
 from app.staff.deps import StaffCourseDep
 from app.staff.schemas import (
     CourseExercises,
@@ -142,6 +143,66 @@ def export(course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep) -
         exports.chunks(archive),
         media_type="application/zip",
         headers=_attachment(f"{course.slug}-{slug}.zip"),
+    )
+
+
+@router.get(
+    "/concepts",
+    response_model=CourseConcepts,
+    summary="Per concept, the students who still hold a mistake about it, week by week",
+    responses=_COURSE,
+)
+def concepts(course: StaffCourseDep, session: SessionDep) -> CourseConcepts:
+    """Across exercises: per knowledge component (scaling, masking, ...), the students whose
+    latest submission to some exercise, as of each week's end and now, has a finding about
+    it. Every figure is counted by the database."""
+    return concept_stats.course_concepts(session, course)
+
+
+@router.get(
+    "/concepts.csv",
+    summary="The concept figures, as CSV",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"text/csv": {"example": examples.CONCEPTS_CSV}},
+            "description": "a row per concept, a column per week",
+        },
+        **_COURSE,
+    },
+)
+def concepts_csv(course: StaffCourseDep, session: SessionDep) -> Response:
+    """A row per concept: the students who hold it as of each week's end (a column per week,
+    headed by its Monday), then now."""
+    figures = concept_stats.course_concepts(session, course)
+    return Response(
+        concept_export.concepts_csv(figures),
+        media_type="text/csv; charset=utf-8",
+        headers=_attachment(f"{course.slug}-concepts.csv"),
+    )
+
+
+@router.get(
+    "/concepts.json",
+    summary="The concept figures, as a JSON file",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/CourseConcepts"}}
+            },
+            "description": "the document of GET /v1/courses/{course}/concepts",
+        },
+        **_COURSE,
+    },
+)
+def concepts_file(course: StaffCourseDep, session: SessionDep) -> Response:
+    """The document of `GET /v1/courses/{course}/concepts`, to download."""
+    figures = concept_stats.course_concepts(session, course)
+    return Response(
+        concept_export.concepts_json(figures),
+        media_type="application/json",
+        headers=_attachment(f"{course.slug}-concepts.json"),
     )
 
 
