@@ -3,8 +3,12 @@ is (app.grading.report_store), at a time the test chooses (ids follow it)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+from sqlalchemy import event
 from ulid import ULID
 
 from app.core.db import Database
@@ -71,3 +75,17 @@ def failing(
     """A wrong solution that fails the exercise's first `tests` tests."""
     names = [test.name for test in exercise.spec.tests]
     return Bug(finding, frozenset(names[:tests]), frozenset(broken or ()))
+
+
+@contextmanager
+def statements_run(database: Database) -> Iterator[list[str]]:
+    statements: list[str] = []
+
+    def record(*args: Any) -> None:
+        statements.append(str(args[2]))
+
+    event.listen(database.engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(database.engine, "before_cursor_execute", record)

@@ -35,6 +35,9 @@ ROUTES = [
     ("GET", f"/exercises/{SEED}/export.zip"),
     ("GET", f"/exercises/{SEED}/policy"),
     ("PUT", f"/exercises/{SEED}/policy"),
+    ("GET", "/concepts"),
+    ("GET", "/concepts.csv"),
+    ("GET", "/concepts.json"),
 ]
 # Student ids a spreadsheet would run as formulas in some locale, and how they are written.
 FORMULAS = {
@@ -239,3 +242,57 @@ def test_a_policy_is_stored_and_replaced_whole(staffed: Staffed) -> None:
     }
     unknown = staffed.client.get(f"/v1/courses/{COURSE}/exercises/nope/policy", headers=admin)
     assert unknown.status_code == 404
+
+
+def test_the_concept_figures_count_students_whose_latest_answer_holds_a_concept_s_mistake(
+    staffed: Staffed, catalog: Catalog
+) -> None:
+    seed, sdpa = catalog.get(SEED), catalog.get("scaled-dot-product-attention")
+    class_ = staffed.class_
+    # The term's first week (from Monday 31 August).
+    class_.submit(seed, "ada", failing(seed, 4, "missing-scaling"))
+    class_.submit(seed, "cyd", failing(seed, 4, "missing-scaling"))
+    class_.submit(sdpa, "bob", failing(sdpa, 2, "boolean-keep-mask"))
+    class_.at += timedelta(weeks=1)
+    class_.submit(seed, "ada", Outcome.PASSED)  # ada lets go of scaling
+    class_.submit(sdpa, "bob", Outcome.PASSED)
+    class_.submit(sdpa, "cyd", failing(sdpa, 2, "missing-scaling"))  # scaling in two exercises
+    class_.submit(seed, "cyd", Outcome.FAULT)  # no answer: cyd's seed answer stays wrong
+    class_.submit(seed, "dan", Outcome.REFUSED)
+    class_.submit(seed, None, failing(seed, 4, "no-causal-mask"))  # no student: not counted
+
+    response = staffed.client.get(
+        f"/v1/courses/{COURSE}/concepts", headers=staffed.headers("admin")
+    )
+
+    figures = response.json()
+    assert [week["start"] for week in figures["weeks"][:2]] == ["2026-08-31", "2026-09-07"]
+    assert [week["students"] for week in figures["weeks"][:3]] == [3, 4, 4]
+    assert figures["students"] == 4
+    curves = {curve["concept"]: curve for curve in figures["concepts"]}
+    assert curves["scaling"]["weekly"][:3] == [2, 1, 1]
+    assert curves["scaling"]["students"] == 1
+    assert curves["scaling"]["exercises"] == {SEED: 1, "scaled-dot-product-attention": 1}
+    assert curves["masking"]["weekly"][:3] == [1, 0, 0]
+    assert (curves["allowed-apis"]["students"], curves["allowed-apis"]["exercises"]) == (
+        1,
+        {SEED: 1},
+    )
+    assert [curve["concept"] for curve in figures["concepts"][:2]] == ["scaling", "allowed-apis"]
+
+    csv_file = staffed.client.get(
+        f"/v1/courses/{COURSE}/concepts.csv", headers=staffed.headers("instructor")
+    )
+    json_file = staffed.client.get(
+        f"/v1/courses/{COURSE}/concepts.json", headers=staffed.headers("instructor")
+    )
+    assert csv_file.headers["content-type"].startswith("text/csv")
+    assert 'filename="ml-101-concepts.csv"' in csv_file.headers["content-disposition"]
+    rows = list(csv.reader(io.StringIO(csv_file.text)))
+    weeks = [week["start"] for week in figures["weeks"]]
+    assert rows[0] == ["concept", "description", *weeks, "now"]
+    assert rows[1][:5] == ["scaling", curves["scaling"]["description"], "2", "1", "1"]
+    assert rows[1][-1] == "1"
+    assert [row[0] for row in rows[1:]] == list(curves)
+    assert 'filename="ml-101-concepts.json"' in json_file.headers["content-disposition"]
+    assert json.loads(json_file.text) == figures

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,7 +14,8 @@ from typing import Any
 
 import pytest
 from recount import Graded, exercise_figures, gradebook, mean_score, read_graded
-from sqlalchemy import event, select
+from sqlalchemy import select
+from staff_support import statements_run
 
 from app.core.db import Database
 from app.core.models import Course
@@ -143,20 +143,6 @@ def test_the_course_s_exercises_and_students_equal_a_recount(
         for student, figures in gradebook(submissions, "best").items()
     }
     assert listed == recounted
-
-
-@contextmanager
-def statements_run(database: Database) -> Iterator[list[str]]:
-    statements: list[str] = []
-
-    def record(*args: Any) -> None:
-        statements.append(str(args[2]))
-
-    event.listen(database.engine, "before_cursor_execute", record)
-    try:
-        yield statements
-    finally:
-        event.remove(database.engine, "before_cursor_execute", record)
 
 
 def test_the_course_s_figures_take_as_few_statements_for_a_class_of_1000_as_for_3(
