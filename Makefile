@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml client/pyproject.toml
 	touch $@
 
 ## The exercise page's scripts and styles (web/): packages from the lock file, bundled by esbuild.
-app/ui/static/dist/page.js: web/package-lock.json web/build.mjs $(wildcard web/src/*)
+app/ui/static/dist/page.js: web/package-lock.json web/build.mjs $(wildcard web/src/*) $(wildcard web/src/*/*)
 	cd web && npm ci --no-audit --no-fund && npm run build
 
 ## The service on its embedded defaults: SQLite in ./var, grading in its own sandbox pool.

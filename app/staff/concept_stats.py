@@ -17,10 +17,22 @@ from collections import defaultdict
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Integer, Subquery, distinct, func, literal, select, union_all
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Subquery,
+    and_,
+    case,
+    distinct,
+    func,
+    literal,
+    or_,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import Session
 
-from app.core.models import Course, Submission, UTCDateTime, utcnow
+from app.core.models import Course, Submission, utcnow
 from app.grading.models import OutcomeKind, ReportOutcome
 from app.staff.concept_schemas import ConceptCurve, ConceptWeek, CourseConcepts
 from app.staff.scores import SCORED, graded
@@ -82,30 +94,43 @@ def _scored_answers(course_id: int) -> list[ColumnElement[bool]]:
 
 def _latest(course_id: int, ends: list[datetime]) -> Subquery:
     """Per week (by index), student and exercise: the latest scored submission made before the
-    week's end. Ids grow with time (ULIDs): the greatest is the latest."""
-    weeks = _week_ends(ends)
-    return (
+    week's end. Ids grow with time (ULIDs): the greatest is the latest.
+
+    A submission is the latest from the week it was made in until the week of the student's next
+    one to that exercise (a next one in the same week, and it never is): each is found once by a
+    window over the submissions, then joined to the weeks it spans, rather than every
+    submission to every week after it."""
+    made_in = case(
+        *((Submission.created_at < end, week) for week, end in enumerate(ends[:-1])),
+        else_=len(ends) - 1,
+    )
+    spans = (
         select(
-            weeks.c.week,
+            Submission.id,
             Submission.student_id,
             Submission.exercise,
-            func.max(Submission.id).label("submission_id"),
+            made_in.label("first"),
+            func.lead(made_in)
+            .over(partition_by=(Submission.student_id, Submission.exercise), order_by=Submission.id)
+            .label("until"),
         )
-        .join(weeks, Submission.created_at < weeks.c.ends)
-        .where(*_scored_answers(course_id))
-        .group_by(weeks.c.week, Submission.student_id, Submission.exercise)
+        .where(*_scored_answers(course_id), Submission.created_at < ends[-1])
+        .subquery("spans")
+    )
+    # The submissions a next one superseded in their own week are never a week's latest.
+    lasting = (
+        select(spans)
+        .where(or_(spans.c.until.is_(None), spans.c.until > spans.c.first))
+        .subquery("lasting")
+    )
+    weeks = union_all(*(select(literal(week, Integer).label("week")) for week in range(len(ends))))
+    week = weeks.subquery("weeks").c.week
+    spanned = and_(week >= lasting.c.first, or_(lasting.c.until.is_(None), week < lasting.c.until))
+    return (
+        select(week, lasting.c.student_id, lasting.c.exercise, lasting.c.id.label("submission_id"))
+        .join(lasting, spanned)
         .subquery()
     )
-
-
-def _week_ends(ends: list[datetime]) -> Subquery:
-    """The weeks' ends as rows (week, ends): a UNION ALL of literals, which both backends read
-    (SQLite names no columns of a VALUES table)."""
-    rows = [
-        select(literal(week, Integer).label("week"), literal(end, UTCDateTime()).label("ends"))
-        for week, end in enumerate(ends)
-    ]
-    return union_all(*rows).subquery("week_ends")
 
 
 def _held(

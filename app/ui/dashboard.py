@@ -46,6 +46,7 @@ def dashboard_page(course: str, *, keys_required: bool) -> str:
 <nav class="dash-nav" aria-label="Dashboard">
 <a href="?view=exercises" data-view="exercises">Exercises</a>
 <a href="?view=students" data-view="students">Students</a>
+<a href="?view=concepts" data-view="concepts">Concepts</a>
 <button type="button" id="gradebook" class="link">Download the gradebook (CSV)</button>
 </nav>
 <p id="who" class="who" hidden></p>

@@ -1,9 +1,10 @@
 // The course dashboard: who the page works as (an LMS launch as staff, a key, or the open
-// service), which view the address names (?view=exercises&exercise=… or
-// ?view=students&student=…), and each view drawn by its module from one call to the staff API.
+// service), which view the address names (?view=exercises&exercise=…, ?view=students&student=…
+// or ?view=concepts), and each view drawn by its module from one call to the staff API.
 import { h } from "./dom.js";
 import * as staff from "./dashboard/api.js";
 import { destroyCharts } from "./dashboard/charts.js";
+import { renderConcepts } from "./dashboard/concepts.js";
 import { renderCourse } from "./dashboard/course.js";
 import { download } from "./dashboard/download.js";
 import { renderExercise } from "./dashboard/exercise.js";
@@ -54,6 +55,7 @@ const VIEWS = {
     where.student
       ? renderStudent(view, api, where.student, (message) => show().then(() => say(message)))
       : renderStudents(view, api, (student) => go({ view: "students", student })),
+  concepts: () => renderConcepts(view, api),
 };
 
 function markNavigation(current) {

@@ -25,7 +25,12 @@ const SERIES = [
   { color: "#1f5fbf", dash: [], point: "circle" },
   { color: "#a1261b", dash: [6, 4], point: "triangle" },
   { color: "#1b6e35", dash: [2, 3], point: "rectRot" },
+  { color: "#7a3f9d", dash: [10, 3, 2, 3], point: "rect" },
+  { color: "#8a5a00", dash: [1, 2], point: "star" },
+  { color: "#0b6e78", dash: [12, 6], point: "crossRot" },
 ];
+// The most series a line chart tells apart.
+export const SERIES_COUNT = SERIES.length;
 
 // Values on the bars themselves: read without the axis, and without colour.
 const barLabels = {
@@ -125,8 +130,8 @@ export function barChart({ id, title, summary, labels, values, format, axis, hor
   );
 }
 
-// Lines over shared labels (days), each series with its own dash and marker, on its own axis
-// when `axis` says so (counts on the left, shares on the right).
+// Lines over shared labels (days, weeks), each series (up to SERIES_COUNT) with its own dash and
+// marker, on its own axis when `axis` says so (counts on the left, shares on the right).
 export function lineChart({ id, title, summary, labels, series }) {
   const columns = ["", ...series.map((one) => one.label)];
   const rows = labels.map((label, i) => [label, ...series.map((one) => one.format(one.values[i]))]);
@@ -150,7 +155,8 @@ export function lineChart({ id, title, summary, labels, series }) {
       interaction: { mode: "index", intersect: false },
       scales: {
         count: { position: "left", beginAtZero: true, title: { display: true, text: "count" } },
-        share: { position: "right", min: 0, max: 1, grid: { drawOnChartArea: false }, ticks: PERCENT_TICKS },
+        // Drawn only where a series is a share: an empty axis would read as a scale of nothing.
+        share: { display: "auto", position: "right", min: 0, max: 1, grid: { drawOnChartArea: false }, ticks: PERCENT_TICKS },
       },
       plugins: { legend: { labels: { usePointStyle: true } } },
     },
