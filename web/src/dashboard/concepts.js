@@ -2,7 +2,7 @@
 // students who still hold a mistake about it across exercises, week by week and now, and where
 // (which exercises) they hold it. Then the same figures to download, as CSV and JSON.
 import { h } from "../dom.js";
-import { SERIES_COUNT, barChart, dataTable, drawCharts, lineChart } from "./charts.js";
+import { SERIES_COUNT, barChart, drawCharts, lineChart } from "./charts.js";
 import { download } from "./download.js";
 import { count, shareOf } from "./format.js";
 
@@ -40,17 +40,37 @@ function now(figures, concepts) {
 }
 
 function whereHeld(figures, concepts) {
-  const rows = concepts.map((one) => [
-    spoken(one.concept),
-    one.description,
-    shareOf(one.students, figures.students, "students"),
+  const byExercise = (one) =>
     Object.entries(one.exercises)
       .map(([slug, students]) => `${slug}: ${count(students)}`)
-      .join(", ") || "–",
-  ]);
-  const section = h("section", { class: "figure", id: "concept-exercises" }, h("h3", {}, "Where they hold it"));
-  section.append(h("div", { class: "table-scroll" }, dataTable("Per concept, the students who hold it now, and in which exercises", ["Concept", "What it is", "Students now", "By exercise"], rows)));
-  return section;
+      .join(", ") || "–";
+  const rows = concepts.map((one) =>
+    h(
+      "tr",
+      { "data-concept": one.concept },
+      h("th", { scope: "row" }, spoken(one.concept)),
+      h("td", {}, one.description),
+      h("td", { class: "num" }, shareOf(one.students, figures.students, "students")),
+      h("td", {}, byExercise(one)),
+    ),
+  );
+  const columns = ["Concept", "What it is", "Students now", "By exercise"];
+  return h(
+    "section",
+    { class: "figure wide", id: "concept-exercises" },
+    h("h3", {}, "Where they hold it"),
+    h(
+      "div",
+      { class: "table-scroll" },
+      h(
+        "table",
+        { class: "data" },
+        h("caption", {}, "Per concept, the students who hold it now, and in which exercises"),
+        h("thead", {}, h("tr", {}, columns.map((name, i) => h("th", { scope: "col", class: i === 2 ? "num" : "" }, name)))),
+        h("tbody", {}, rows),
+      ),
+    ),
+  );
 }
 
 function downloads(api, course) {
