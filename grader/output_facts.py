@@ -270,11 +270,11 @@ def _ends_differing(mismatches: np.ndarray, axis: int) -> list[str]:
     if differing.all():
         return []
     patterns = {  # of two indices, "the first" is "every index but the last": said once
-        "the first index": [0],
-        "the last index": [count - 1],
-        "every index but the first": list(range(1, count)),
-        "every index but the last": list(range(count - 1)),
+        "differs only at the first index": [0],
+        "differs only at the last index": [count - 1],
+        "matches only at the first index": list(range(1, count)),
+        "matches only at the last index": list(range(count - 1)),
     }
     where = np.flatnonzero(differing).tolist()
     named = next((name for name, indices in patterns.items() if where == indices), None)
-    return [] if named is None else [f"differs only at {named} of axis {axis}"]
+    return [] if named is None else [f"{named} of axis {axis}"]

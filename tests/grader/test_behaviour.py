@@ -70,7 +70,7 @@ def test_square_values_transposed_are_told() -> None:
         ((..., slice(0, 2)), "only heads 1 of 4 differ"),
         ((slice(None), -1, slice(None)), "differs only at the last index of axis 1"),
         ((slice(None), 0, slice(None)), "differs only at the first index of axis 1"),
-        ((slice(None), slice(0, 2), slice(None)), "differs only at every index but the last"),
+        ((slice(None), slice(0, 2), slice(None)), "matches only at the last index of axis 1"),
     ],
 )
 def test_a_region_that_alone_differs_is_told(region: tuple[object, ...], fact: str) -> None:
