@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -33,6 +34,10 @@ from grader.report import (
 from grader.spec import Visibility
 
 KEY_LENGTH = 16
+# Values of the reference's outputs described in one report, at most (about a second's work):
+# outputs past it are said to differ, no more. Sizes are the plan's, so where the bound falls is
+# the same for every submission.
+VALUES_BUDGET = 1_000_000
 EXCERPT_VALUES = 8
 ALL_VISIBLE_PASS = "passes every visible test"
 _OUTPUTS_MATCH = "its outputs match the reference's"  # failed on how it trains
@@ -63,11 +68,14 @@ def behaviour(
         result.name: result for result in report.tests if result.visibility is Visibility.VISIBLE
     }
     failing = [test for test in shown if results[test.spec.name].status is not TestStatus.PASSED]
+    budget = _Budget(VALUES_BUDGET)
     facts = sorted(
         {
             fact
             for test in failing
-            for fact in _test_facts(test, results[test.spec.name], outcomes.get(test.call.id))
+            for fact in _test_facts(
+                test, results[test.spec.name], outcomes.get(test.call.id), budget
+            )
         }
     ) or [ALL_VISIBLE_PASS]
     names = [test.spec.name for test in failing]
@@ -87,7 +95,22 @@ def behaviour_key(facts: list[str], failing: list[str], broken: list[str]) -> st
     return hashlib.sha256(made_of.encode()).hexdigest()[:KEY_LENGTH]
 
 
-def _test_facts(test: TestPlan, result: TestResult, outcome: CallOutcome | None) -> list[str]:
+@dataclass
+class _Budget:
+    values_left: int
+
+    def take(self, output: OutputValue) -> bool:
+        """Whether the values of this output of the reference's are still to be described."""
+        size = 0 if output.array is None else output.array.size
+        if size > self.values_left:
+            return False
+        self.values_left -= size
+        return True
+
+
+def _test_facts(
+    test: TestPlan, result: TestResult, outcome: CallOutcome | None, budget: _Budget
+) -> list[str]:
     if outcome is None:  # the run stopped before it
         return [_STOPPED.get(result.status, "stops before this test")]
     if outcome.error is not None:
@@ -100,7 +123,7 @@ def _test_facts(test: TestPlan, result: TestResult, outcome: CallOutcome | None)
     facts = [
         f"{name}: {fact}"
         for name, got, want, decimals in _failing_outputs(test, result, outputs)
-        for fact in output_facts(got, want, decimals, test.spec.init)
+        for fact in output_facts(got, want, decimals, test.spec.init, budget.take(want))
     ]
     return facts or [_OUTPUTS_MATCH]
 

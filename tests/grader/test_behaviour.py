@@ -15,7 +15,7 @@ from test_judge import every_call_passing, first_sets
 from grader.contract import CallOutcome, Execution, OutputValue, RaisedError, Termination
 from grader.hidden_verdicts import HiddenRun
 from grader.judge import judge
-from grader.output_facts import output_facts, value_facts
+from grader.output_facts import TOO_LARGE, output_facts, value_facts
 from grader.plan import TestPlan
 from grader.report import Behaviour, Report
 
@@ -225,3 +225,18 @@ def test_errors_and_none_are_facts_too() -> None:
     behaviour = behaviour_of(judge(plan(), execution, HiddenRun(first_sets(), execution)))
     assert behaviour.facts == ["output: returns None", "raises ValueError"]
     assert behaviour.failing_tests == [first.spec.name, second.spec.name]
+
+
+def test_values_that_agree_here_and_there_by_chance_still_differ_everywhere() -> None:
+    want = RNG.standard_normal((16, 64, 64))
+    assert facts_of(RNG.standard_normal(want.shape), want) == ["differs everywhere"]
+
+
+def test_values_past_the_report_s_budget_are_only_said_to_differ(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = visible_tests()[0].expected[0].array
+    assert first is not None
+    monkeypatch.setattr("grader.behaviour.VALUES_BUDGET", first.size)
+    facts = behaviour_of(judged(lambda out: out * 0.5)).facts
+    assert facts == [f"output: {TOO_LARGE}", "output: is the reference's scaled by 0.5"]
