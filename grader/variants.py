@@ -25,11 +25,16 @@ from grader.contract import Scalar
 
 @dataclass(frozen=True)
 class WrongVariant:
+    """A known-wrong version of an entry point: one of the reference module's VARIANTS, or a file
+    of the exercise's `mistakes/` that mistakes.toml declares with `variant =`."""
+
     code: str  # stable identifier, e.g. "missing-scaling"
     message: str  # addressed to the student: what their code does and what to change
     entry: object  # a class or function with the entry point's signature
     # The entry point it is a wrong version of (an exercise's `entries`); None: the main one.
     of: str | None = None
+    # The knowledge components it is about (`grader.concepts`); none: those of its code.
+    concepts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
