@@ -14,6 +14,7 @@ before any per-element work, so the work is bounded by the trusted outputs' size
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from grader.compare import compare
 from grader.contract import CallOutcome, OutputValue
@@ -23,20 +24,27 @@ from grader.report import Finding
 WEIGHTS_CODE = "weights-differ"
 
 
+@dataclass(frozen=True)
+class _Cause:
+    code: str
+    message: str
+    concepts: tuple[str, ...] = ()  # its own (an exported variant's); none: its code's
+
+
 def diagnose(
     plan: ExercisePlan, failing: Sequence[TestPlan], outcomes: Mapping[str, CallOutcome]
 ) -> list[Finding]:
     """Findings for the failing visible tests, one per cause, naming the tests that show it."""
-    evidence: dict[str, tuple[str, list[str]]] = {}
+    evidence: dict[str, tuple[_Cause, list[str]]] = {}
     for test in failing:
         outcome = outcomes.get(test.call.id)
         if outcome is None or outcome.outputs is None:
             continue
-        for code, message in _causes(plan, test, outcome.outputs, outcomes):
-            evidence.setdefault(code, (message, []))[1].append(test.spec.name)
+        for cause in _causes(plan, test, outcome.outputs, outcomes):
+            evidence.setdefault(cause.code, (cause, []))[1].append(test.spec.name)
     return [
-        Finding(code=code, message=message, tests=tests)
-        for code, (message, tests) in evidence.items()
+        Finding(code=code, message=cause.message, tests=tests, concepts=list(cause.concepts))
+        for code, (cause, tests) in evidence.items()
     ]
 
 
@@ -45,10 +53,10 @@ def _causes(
     test: TestPlan,
     outputs: tuple[OutputValue, ...],
     outcomes: Mapping[str, CallOutcome],
-) -> list[tuple[str, str]]:
+) -> list[_Cause]:
     names = test.output_names
     causes = [
-        (mistake.code, mistake.message)
+        _Cause(mistake.code, mistake.message, mistake.concepts)
         for mistake in plan.mistakes
         if _matches(outputs, mistake.outputs.get(test.spec.name), names)
     ]
@@ -61,7 +69,7 @@ def _causes(
             and probed is not None
             and _matches(probed.outputs, test.expected, names)
         ):
-            causes.append((WEIGHTS_CODE, weight_message))
+            causes.append(_Cause(WEIGHTS_CODE, weight_message))
     return causes
 
 

@@ -118,6 +118,8 @@ class KnownMistake:
     code: str
     message: str
     outputs: dict[str, tuple[OutputValue, ...] | None]  # by visible test name
+    # Its own knowledge components (an exported variant's); none: those of its code.
+    concepts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

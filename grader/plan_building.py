@@ -132,7 +132,7 @@ def _known_mistake(
         for test in tests
         if test.visible and test.spec.entry == variant.of
     }
-    return KnownMistake(variant.code, variant.message, outputs)
+    return KnownMistake(variant.code, variant.message, outputs, variant.concepts)
 
 
 def _try_run(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...] | None:

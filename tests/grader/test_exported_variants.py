@@ -12,6 +12,7 @@ from grader import cli
 from grader.catalog import Catalog
 from grader.errors import ExerciseDefinitionError
 from grader.plan_building import build_plan
+from grader.plan_format import decode, encode
 from grader.proof_files import load_proof_files
 from grader.reference import Reference
 from grader.runner import Grader
@@ -66,6 +67,9 @@ def test_the_file_joins_the_reference_s_variants(exercises: Path) -> None:
     plan = build_plan(exercise, secret="test-secret")
     [mistake] = [mistake for mistake in plan.mistakes if mistake.code == CODE]
     assert all(outputs is not None for outputs in mistake.outputs.values())
+    assert mistake.concepts == ("scaling",)
+    cached = decode(exercise, encode(plan))
+    assert [m.concepts for m in cached.mistakes] == [m.concepts for m in plan.mistakes]
 
 
 @pytest.mark.slow
@@ -78,7 +82,9 @@ def test_the_file_is_diagnosed_by_its_own_code_and_proven(exercises: Path) -> No
         report = Grader(catalog, sandbox, "test-secret").grade(SLUG, SOURCE)
     finally:
         sandbox.close()
-    assert [(finding.code, finding.message) for finding in report.diagnosis] == [(CODE, MESSAGE)]
+    assert [(f.code, f.message, f.concepts) for f in report.diagnosis] == [
+        (CODE, MESSAGE, ["scaling"])  # its own concepts: the code is in no table
+    ]
 
 
 def test_the_exercise_s_version_changes_with_the_file(exercises: Path) -> None:

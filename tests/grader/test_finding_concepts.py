@@ -17,25 +17,29 @@ OUTPUT_CONTRACT_CODES = {"starter-unchanged", "returns-none", "wrong-output-type
 OUTPUT_CONTRACT_CODES |= {"wrong-output-shape"}
 
 
-def exercise_codes() -> set[str]:
-    """What every exercise of the catalog can diagnose: its reference's variants and weight
-    probe, and what every exercise can give."""
+def exercise_codes() -> dict[str, list[str]]:
+    """What every exercise of the catalog can diagnose, with the concepts each finding gets:
+    its reference's variants (an exported one's own concepts, else its code's) and weight probe,
+    and what every exercise can give."""
     codes = {NOT_ALLOWED_CODE, *TRAINABILITY_CODES, *OUTPUT_CONTRACT_CODES}
+    concepts = {code: concepts_of(code) for code in codes}
     for exercise in Catalog.from_folder(GraderSettings().exercises_dir):
         reference = Reference.load(exercise)
-        codes |= {variant.code for variant in reference.variants}
+        for variant in reference.variants:
+            concepts[variant.code] = list(variant.concepts) or concepts_of(variant.code)
         if reference.weight_probe is not None:
-            codes.add(WEIGHTS_CODE)
-    return codes
+            concepts[WEIGHTS_CODE] = concepts_of(WEIGHTS_CODE)
+    return concepts
 
 
-def test_every_code_an_exercise_can_give_has_a_concept() -> None:
-    untagged = sorted(code for code in exercise_codes() if not concepts_of(code))
-    assert untagged == []
+def test_every_code_an_exercise_can_give_has_concepts_of_the_vocabulary() -> None:
+    given = exercise_codes()
+    assert sorted(code for code, concepts in given.items() if not concepts) == []
+    assert {concept for concepts in given.values() for concept in concepts} <= set(CONCEPTS)
 
 
 def test_the_table_knows_no_code_that_no_exercise_gives() -> None:
-    assert sorted(known_codes() - exercise_codes()) == []
+    assert sorted(known_codes() - set(exercise_codes())) == []
 
 
 @pytest.mark.parametrize("code", sorted(known_codes()))
