@@ -8,7 +8,7 @@ exercise, made before then, has a finding about it: its report's concept rows
 in a later submission lets go of it; a grader fault is no answer and changes nothing.
 
 Four statements whatever the class or the term: the term's start, then every week at once
-(the weeks' ends are a VALUES table the submissions are joined to).
+(`_latest`: each submission joined to the weeks it is the latest in).
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ def course_concepts(
     for week, concept, students in _held(session, latest, latest.c.week):
         weekly[concept][week] = students
     exercises: dict[str, dict[str, int]] = defaultdict(dict)
-    now_week = latest.c.week == len(ends) - 1
-    for exercise, concept, students in _held(session, latest, latest.c.exercise, now_week):
+    this_week = latest.c.week == len(ends) - 1
+    for exercise, concept, students in _held(session, latest, latest.c.exercise, this_week):
         exercises[concept][exercise] = students
     return CourseConcepts(
         course=course.slug,
@@ -96,10 +96,10 @@ def _latest(course_id: int, ends: list[datetime]) -> Subquery:
     """Per week (by index), student and exercise: the latest scored submission made before the
     week's end. Ids grow with time (ULIDs): the greatest is the latest.
 
-    A submission is the latest from the week it was made in until the week of the student's next
-    one to that exercise (a next one in the same week, and it never is): each is found once by a
-    window over the submissions, then joined to the weeks it spans, rather than every
-    submission to every week after it."""
+    A submission is the latest as of the end of each week from the one it was made in to the one
+    before its successor's (the student's next submission to the exercise); of none where the
+    successor came in the same week. A window over the submissions finds each one's span, so
+    only the weeks it spans are joined to it, not every week after it."""
     made_in = case(
         *((Submission.created_at < end, week) for week, end in enumerate(ends[:-1])),
         else_=len(ends) - 1,
