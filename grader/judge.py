@@ -281,6 +281,7 @@ def _result(
             "outputs": [_output_check(name, comparison) for name, comparison in pairs],
             "stdout": outcome.stdout if outcome else "",
             "line": outcome.error.line if outcome and outcome.error else None,
+            "reproduce": test.reproduce,
         }
     )
 
