@@ -72,7 +72,7 @@ def render_text(report: Report) -> str:
 
 def render_snippets(tests: list[TestResult]) -> str:
     """The code that reproduces each of `tests` (visible ones), one after another."""
-    return inert("\n\n".join(test.reproduce for test in tests if test.reproduce))
+    return inert("\n".join(test.reproduce for test in tests if test.reproduce))
 
 
 def _details(test: TestResult, findings: list[Finding]) -> str | None:
