@@ -17,7 +17,7 @@ import pytest
 
 from grader.call_execution import describe_result
 from grader.catalog import Catalog
-from grader.contract import CallOutcome, Execution, OutputValue, Termination
+from grader.contract import CallOutcome, Execution, OutputValue, Termination, Violation
 from grader.hidden_verdicts import HiddenRun
 from grader.judge import judge
 from grader.plan import ExercisePlan, TestPlan
@@ -102,3 +102,9 @@ def test_a_report_gives_each_visible_test_its_snippet_and_no_hidden_test_one() -
     snippets = {test.name: test.reproduce for test in report.tests}
     assert snippets == {test.spec.name: test.reproduce for test in plan.tests}
     assert any(snippets.values()) and None in snippets.values()
+
+
+def test_a_refused_submission_s_tests_have_none_since_none_ran() -> None:
+    plan = plan_of("multi-headed-self-attention")
+    refusal = Execution(Termination.REJECTED, {}, violations=(Violation("no", line=1),))
+    assert [test.reproduce for test in judge(plan, refusal).tests] == [None] * len(plan.tests)
