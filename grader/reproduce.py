@@ -187,7 +187,8 @@ def _argument_names(shown: _Test, method: str, count: int) -> list[str]:
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     named = [p.name for p in parameters if p.kind in positional][1 if shown.module else 0 :]
     names = [named[i] if i < len(named) else f"input_{i + 1}" for i in range(count)]
-    return [f"{name}_" if name in _SNIPPET_NAMES else name for name in names]
+    taken = _SNIPPET_NAMES | {shown.name}
+    return [f"{name}_" if name in taken else name for name in names]
 
 
 def _indented(lines: list[str]) -> list[str]:

@@ -22,7 +22,7 @@ from grader.hidden_verdicts import HiddenRun
 from grader.judge import judge
 from grader.plan import ExercisePlan, TestPlan
 from grader.plan_building import build_plan
-from grader.reproduce import SOLUTION_MODULE
+from grader.reproduce import SOLUTION_MODULE, reproduce_snippet
 from grader.settings import GraderSettings
 from grader.spec import Exercise
 from grader.test_calls import step_outputs
@@ -108,3 +108,14 @@ def test_a_refused_submission_s_tests_have_none_since_none_ran() -> None:
     plan = plan_of("multi-headed-self-attention")
     refusal = Execution(Termination.REJECTED, {}, violations=(Violation("no", line=1),))
     assert [test.reproduce for test in judge(plan, refusal).tests] == [None] * len(plan.tests)
+
+
+def test_an_argument_named_as_the_snippet_s_own_names_is_renamed() -> None:
+    class Clashing:
+        def forward(self, model: object, rng: object) -> None: ...
+
+    plan = plan_of("course-model")
+    test = next(test for test in plan.tests if test.spec.name == "a keep mask")
+    code = reproduce_snippet(plan.exercise.spec, test.spec, test.call, Clashing)
+    assert code is not None and "print(model(model_, rng_))" in code
+    compile(code, "<reproduce>", "exec")
