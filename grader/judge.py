@@ -283,6 +283,7 @@ def _result(
             "outputs": [_output_check(name, comparison) for name, comparison in pairs],
             "stdout": outcome.stdout if outcome else "",
             "line": outcome.error.line if outcome and outcome.error else None,
+            "reproduce": None if status is TestStatus.REJECTED else test.reproduce,  # never ran
         }
     )
 

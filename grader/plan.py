@@ -89,6 +89,8 @@ class TestPlan:
     decimals: tuple[int, ...]
     probes: tuple[Probe, ...] = ()
     scaled: tuple[ScaledCase, ...] = ()
+    # A visible test's snippet that reproduces it at home (`grader.reproduce`); None if hidden.
+    reproduce: str | None = None
 
     @property
     def visible(self) -> bool:

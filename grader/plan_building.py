@@ -28,6 +28,7 @@ from grader.plan import (
 )
 from grader.properties import PROPERTIES
 from grader.reference import Reference, run_trusted
+from grader.reproduce import reproduce_snippet
 from grader.sandbox.torch_setup import configure_for_references
 from grader.spec import (
     Exercise,
@@ -70,7 +71,9 @@ def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
         if first_visible and TrainabilityCheck.STABILITY in spec.trainability_checks:
             scaled = scaled_cases(exercise, reference, test, cases[0].call)
         names, decimals = output_names(spec, test), output_decimals(spec, test)
-        tests.append(TestPlan(test, cases, names, decimals, probes, scaled))
+        entry = reference.entries[test.entry or spec.entry_point]
+        reproduce = reproduce_snippet(spec, test, cases[0].call, entry)
+        tests.append(TestPlan(test, cases, names, decimals, probes, scaled, reproduce))
     mistakes = tuple(_known_mistake(exercise, variant, tests) for variant in reference.variants)
     weight_probe = reference.weight_probe
     message = weight_probe.message if weight_probe else None

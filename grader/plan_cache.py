@@ -48,6 +48,8 @@ PLAN_CODE = (
     "grader.reference",
     "grader.call_execution",
     "grader.properties",
+    "grader.reproduce",
+    "grader.reproduce_inputs",
 )
 _MAC_BYTES = hashlib.sha256().digest_size
 

@@ -32,7 +32,7 @@ from grader.spec import Exercise, Property
 from grader.test_calls import output_decimals, output_names
 
 # Raised whenever what is written, or how it is read, changes.
-FORMAT = 3
+FORMAT = 4
 _MANIFEST = "manifest"
 
 
@@ -66,6 +66,7 @@ def encode(plan: ExercisePlan) -> bytes:
                     {"kind": str(probe.kind), "call": call_fields(probe.call, arrays.name)}
                     for probe in test.probes
                 ],
+                "reproduce": test.reproduce,
             }
             for test in plan.tests
         ],
@@ -155,6 +156,7 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
                 ScaledCase(scaled["scale"], _read_case(scaled["case"], arrays))
                 for scaled in stored["scaled"]
             ),
+            stored["reproduce"],
         )
         for spec, stored in zip(specs, manifest["tests"], strict=True)
     )
