@@ -48,6 +48,8 @@ PLAN_CODE = (
     "grader.reference",
     "grader.call_execution",
     "grader.properties",
+    "grader.property_checks",
+    "grader.mistake_properties",
 )
 _MAC_BYTES = hashlib.sha256().digest_size
 
