@@ -246,7 +246,7 @@ def _error_message(error: RaisedError) -> str:
     where = f" at line {error.line}" if error.line else ""
     if error.contract:
         return f"does not fit the exercise{where}: {error.message}"
-    return f"raised {error.type_name}{where}: {error.message}"
+    return f"raised {error.type_name}{where}" + (f": {error.message}" if error.message else "")
 
 
 def _result(
