@@ -7,8 +7,9 @@ fact once, with what to do about it.
 
 A starter is recognised by its code, comments, blank lines and spacing aside: a student who only
 edited its comments has still changed nothing. The source is compared token by token and the
-comparison stops at the first difference, so it costs no more than the starter's length,
-however long or deeply nested the submission (nothing of it is parsed into a tree here).
+comparison stops at the first difference, so it reads no more of the submission's tokens than
+the starter has, however long or deeply nested the submission (none of it is parsed into a
+tree here, where a deep one could exhaust the stack).
 """
 
 from __future__ import annotations

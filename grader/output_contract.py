@@ -3,10 +3,10 @@ type, or an output of the wrong shape on every visible test it returned from.
 
 Each test's row already says what came back on that test; a finding here says it once, for the
 entry point, with what to change, where the same thing happens on every visible test (a mistake
-that shows on some tests only is the rows' to tell). Shapes are named in the tests' own terms
-where the constructor's arguments name them consistently ("`attention_dim // num_heads` where
-`attention_dim` is expected"), and as a permutation of the expected axes where they are that.
-Visible tests only: nothing here reads a hidden test's shape or outcome.
+that shows on some tests only is the rows' to tell), or, for a shape, where one relation to the
+expected shape holds on all of them (a transpose keeps a square output's shape). Shapes are said
+in the tests' own terms (`grader.shape_relation`). Visible tests only: nothing here reads a
+hidden test's shape or outcome.
 """
 
 from __future__ import annotations
