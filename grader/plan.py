@@ -120,6 +120,8 @@ class KnownMistake:
     code: str
     message: str
     outputs: dict[str, tuple[OutputValue, ...] | None]  # by visible test name
+    # The exercise's properties it breaks by itself (`grader.mistake_properties`).
+    breaks: tuple[Property, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 from grader.contract import Call, Job, OutputValue
 from grader.input_specs import RandomTensor
 from grader.inputs import make_call_inputs, perturb, seeds_for
+from grader.mistake_properties import broken_properties
 from grader.plan import (
     HIDDEN_INPUT_SETS,
     PROBED_TESTS_PER_KIND,
@@ -135,7 +136,13 @@ def _known_mistake(
         for test in tests
         if test.visible and test.spec.entry == variant.of
     }
-    return KnownMistake(variant.code, variant.message, outputs)
+    breaks = broken_properties(
+        spec.properties,
+        tests,
+        outputs,
+        lambda call: _try_run(variant.entry, call, make_job(spec, "", (call,))),
+    )
+    return KnownMistake(variant.code, variant.message, outputs, breaks)
 
 
 def _try_run(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...] | None:

@@ -50,6 +50,8 @@ PLAN_CODE = (
     "grader.properties",
     "grader.reproduce",
     "grader.reproduce_inputs",
+    "grader.property_checks",
+    "grader.mistake_properties",
 )
 _MAC_BYTES = hashlib.sha256().digest_size
 

@@ -32,7 +32,7 @@ from grader.spec import Exercise, Property
 from grader.test_calls import output_decimals, output_names
 
 # Raised whenever what is written, or how it is read, changes.
-FORMAT = 4
+FORMAT = 5
 _MANIFEST = "manifest"
 
 
@@ -78,6 +78,7 @@ def encode(plan: ExercisePlan) -> bytes:
                     name: None if outputs is None else _outputs(outputs, arrays)
                     for name, outputs in mistake.outputs.items()
                 },
+                "breaks": [prop.value for prop in mistake.breaks],
             }
             for mistake in plan.mistakes
         ],
@@ -168,6 +169,7 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
                 name: None if outputs is None else _read_outputs(outputs, arrays)
                 for name, outputs in stored["outputs"].items()
             },
+            tuple(Property(prop) for prop in stored["breaks"]),
         )
         for stored in manifest["mistakes"]
     )
