@@ -31,6 +31,8 @@ Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 # checks them against those): naming them here keeps pydantic out of `--help`.
 ENTRY_KINDS = ("module", "function")
 FRAMEWORKS = ("torch", "numpy")
+# `grade --reproduce` without a test's name (a name is never empty).
+EVERY_FAILING_TEST = ""
 
 
 def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
@@ -65,7 +67,16 @@ def build_parser() -> tuple[argparse.ArgumentParser, Commands]:
     grade = commands.add_parser("grade", help="grade a submission file against an exercise")
     grade.add_argument("slug", metavar="SLUG", help="the exercise (see `autograder exercises`)")
     grade.add_argument("file", metavar="FILE", type=Path, help="the submission's Python source")
-    grade.add_argument("--json", action="store_true", help="print the report as JSON")
+    output = grade.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the report as JSON")
+    output.add_argument(
+        "--reproduce",
+        nargs="?",
+        const=EVERY_FAILING_TEST,
+        metavar="TEST",
+        help="after the report, print the Python that runs TEST (a visible test) as the grader "
+        "does, with your file saved as solution.py; without TEST, every visible test that failed",
+    )
     grade.set_defaults(handler="grader.grade_command:grade")
 
     exercises = commands.add_parser("exercises", help="list the exercises")

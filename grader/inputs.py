@@ -30,12 +30,14 @@ from grader.input_specs import (
 )
 from grader.spec import ExerciseSpec, TestCaseSpec
 
-# Streams of one test's seed, so that inputs, weights and perturbations are independent.
-_INPUTS_STREAM = 0
-_WEIGHTS_STREAM = 1
+# Streams of one test's seed, so that inputs, weights and perturbations are independent. The
+# first two, and the pool's width, are public: a visible test's snippet (grader.reproduce) draws
+# with them too.
+INPUTS_STREAM = 0
+WEIGHTS_STREAM = 1
 _PERTURBATION_STREAM = 2
 _COTANGENT_STREAM = 3
-_POOL_WORDS = 8  # 8 x 32 bits: a pool as wide as a hidden seed
+POOL_WORDS = 8  # 8 x 32 bits: a pool as wide as a hidden seed
 
 
 def hidden_seed(secret: str, slug: str, test_name: str) -> int:
@@ -52,9 +54,9 @@ def seeds_for(spec: ExerciseSpec, test: TestCaseSpec, secret: str, sets: int) ->
     return tuple(hidden_seed(secret, spec.slug, f"{test.name}/{index}") for index in range(sets))
 
 
-def _generator(seed: int, stream: int = _INPUTS_STREAM) -> np.random.Generator:
+def _generator(seed: int, stream: int = INPUTS_STREAM) -> np.random.Generator:
     """The generator of one stream of `seed`; every bit of `seed` decides what it draws."""
-    sequence = np.random.SeedSequence(seed, spawn_key=(stream,), pool_size=_POOL_WORDS)
+    sequence = np.random.SeedSequence(seed, spawn_key=(stream,), pool_size=POOL_WORDS)
     return np.random.Generator(np.random.PCG64(sequence))
 
 
@@ -144,7 +146,7 @@ def draw_parameters(module: torch.nn.Module, seed: int) -> dict[str, np.ndarray]
     parameters constant (nn.MultiheadAttention's biases start at zero and would hide a
     submission that ignores them).
     """
-    draws = _generator(seed, _WEIGHTS_STREAM)
+    draws = _generator(seed, WEIGHTS_STREAM)
     drawn = {}
     for name, parameter in module.named_parameters():
         bound = 1.0 / math.sqrt(parameter.shape[-1])

@@ -17,7 +17,9 @@ from grader.compare import Comparison, compare_outputs
 from grader.contract import CallOutcome, Execution, RaisedError, Termination
 from grader.diagnosis import diagnose
 from grader.finding_concepts import tagged
+from grader.first_submission import plain_findings
 from grader.hidden_verdicts import HiddenRun, bare_result, judge_hidden
+from grader.mistake_properties import explained_by
 from grader.plan import ExercisePlan, TestPlan
 from grader.property_checks import check_properties
 from grader.refusal import refusal_message, refused_test_message
@@ -34,8 +36,7 @@ from grader.report import (
 )
 from grader.spec import Visibility
 from grader.stopped_run import not_run_message, stop_reason, stopped_at
-from grader.trainability import Fault
-from grader.trainability_report import Trainability, judge_trainability
+from grader.trainability_report import Trainability, held_to_training, judge_trainability
 
 # Each step of judging is bounded by the output cap and vectorised; this bounds their sum for
 # one submission, so that no output, however built, holds a grading slot for long. Past it the
@@ -70,10 +71,12 @@ def judge(
     visible: Execution,
     hidden: HiddenRun | None = None,
     budget_s: float = FEEDBACK_BUDGET_S,
+    source: str | None = None,
 ) -> Report:
     """The report from the visible tests' run and the hidden tests' (None: not run, as when
-    the source was refused). Feedback beyond the tests (properties, then diagnosis) is given
-    while judging has taken less than `budget_s`."""
+    the source was refused). Feedback beyond the tests (diagnosis, then properties) is given
+    while judging has taken less than `budget_s`; the plain findings (`grader.first_submission`:
+    the starter as given, when the `source` is known, a None, a wrong type or shape) always."""
     deadline = time.monotonic() + budget_s
     if visible.termination in (Termination.REJECTED, Termination.VIOLATION):
         return _refused(plan, visible)
@@ -107,14 +110,15 @@ def judge(
         else Trainability(properties=_unchecked(plan.exercise.spec.trainability_checks))
     )
     if scored:
-        results = [_held_to_training(result, trainability.faults) for result in results]
+        results = [held_to_training(result, trainability.faults) for result in results]
+    diagnosis = diagnose(plan, failing, visible.outcomes) if time.monotonic() < deadline else []
+    diagnosis = plain_findings(plan, source, failing, visible.outcomes, diagnosis) + diagnosis
     wanted = plan.exercise.spec.properties
     properties = (
-        check_properties(wanted, shown, visible.outcomes)
+        check_properties(wanted, shown, visible.outcomes, explained_by(diagnosis, plan.mistakes))
         if time.monotonic() < deadline
         else _unchecked(wanted)
     )
-    diagnosis = diagnose(plan, failing, visible.outcomes) if time.monotonic() < deadline else []
     report = _report(
         plan,
         results,
@@ -133,21 +137,6 @@ def judge(
         message = f"{report.message}. The run stopped outside any test: your code {stop.reason}"
         return report.model_copy(update={"message": message})
     return report
-
-
-def _held_to_training(result: TestResult, faults: dict[str, list[Fault]]) -> TestResult:
-    """A visible test whose outputs match fails where the code does not train as the
-    reference's does (the exercise scores trainability)."""
-    found = faults.get(result.name) if result.visibility is Visibility.VISIBLE else None
-    if not found:
-        return result
-    return result.model_copy(
-        update={
-            "status": TestStatus.FAILED,
-            "score": 0.0,
-            "message": f"the outputs match, but {found[0].message}",
-        }
-    )
 
 
 def _hidden_not_run(report: Report) -> Report:
@@ -260,7 +249,7 @@ def _error_message(error: RaisedError) -> str:
     where = f" at line {error.line}" if error.line else ""
     if error.contract:
         return f"does not fit the exercise{where}: {error.message}"
-    return f"raised {error.type_name}{where}: {error.message}"
+    return f"raised {error.type_name}{where}" + (f": {error.message}" if error.message else "")
 
 
 def _result(
@@ -284,6 +273,7 @@ def _result(
             "outputs": [_output_check(name, comparison) for name, comparison in pairs],
             "stdout": outcome.stdout if outcome else "",
             "line": outcome.error.line if outcome and outcome.error else None,
+            "reproduce": None if status is TestStatus.REJECTED else test.reproduce,  # never ran
         }
     )
 

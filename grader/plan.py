@@ -89,6 +89,8 @@ class TestPlan:
     decimals: tuple[int, ...]
     probes: tuple[Probe, ...] = ()
     scaled: tuple[ScaledCase, ...] = ()
+    # A visible test's snippet that reproduces it at home (`grader.reproduce`); None if hidden.
+    reproduce: str | None = None
 
     @property
     def visible(self) -> bool:
@@ -118,6 +120,8 @@ class KnownMistake:
     code: str
     message: str
     outputs: dict[str, tuple[OutputValue, ...] | None]  # by visible test name
+    # The exercise's properties it breaks by itself (`grader.mistake_properties`).
+    breaks: tuple[Property, ...] = ()
     # Its own knowledge components (an exported variant's); none: those of its code.
     concepts: tuple[str, ...] = ()
 

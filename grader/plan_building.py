@@ -13,6 +13,7 @@ from typing import Any
 from grader.contract import Call, Job, OutputValue
 from grader.input_specs import RandomTensor
 from grader.inputs import make_call_inputs, perturb, seeds_for
+from grader.mistake_properties import broken_properties
 from grader.plan import (
     HIDDEN_INPUT_SETS,
     PROBED_TESTS_PER_KIND,
@@ -28,6 +29,7 @@ from grader.plan import (
 )
 from grader.properties import PROPERTIES
 from grader.reference import Reference, run_trusted
+from grader.reproduce import reproduce_snippet
 from grader.sandbox.torch_setup import configure_for_references
 from grader.spec import (
     Exercise,
@@ -70,7 +72,9 @@ def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
         if first_visible and TrainabilityCheck.STABILITY in spec.trainability_checks:
             scaled = scaled_cases(exercise, reference, test, cases[0].call)
         names, decimals = output_names(spec, test), output_decimals(spec, test)
-        tests.append(TestPlan(test, cases, names, decimals, probes, scaled))
+        entry = reference.entries[test.entry or spec.entry_point]
+        reproduce = reproduce_snippet(spec, test, cases[0].call, entry)
+        tests.append(TestPlan(test, cases, names, decimals, probes, scaled, reproduce))
     mistakes = tuple(_known_mistake(exercise, variant, tests) for variant in reference.variants)
     weight_probe = reference.weight_probe
     message = weight_probe.message if weight_probe else None
@@ -132,7 +136,13 @@ def _known_mistake(
         for test in tests
         if test.visible and test.spec.entry == variant.of
     }
-    return KnownMistake(variant.code, variant.message, outputs, variant.concepts)
+    breaks = broken_properties(
+        spec.properties,
+        tests,
+        outputs,
+        lambda call: _try_run(variant.entry, call, make_job(spec, "", (call,))),
+    )
+    return KnownMistake(variant.code, variant.message, outputs, breaks, variant.concepts)
 
 
 def _try_run(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...] | None:

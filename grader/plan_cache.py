@@ -48,6 +48,10 @@ PLAN_CODE = (
     "grader.reference",
     "grader.call_execution",
     "grader.properties",
+    "grader.reproduce",
+    "grader.reproduce_inputs",
+    "grader.property_checks",
+    "grader.mistake_properties",
 )
 _MAC_BYTES = hashlib.sha256().digest_size
 

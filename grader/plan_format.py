@@ -32,7 +32,7 @@ from grader.spec import Exercise, Property
 from grader.test_calls import output_decimals, output_names
 
 # Raised whenever what is written, or how it is read, changes.
-FORMAT = 4
+FORMAT = 6
 _MANIFEST = "manifest"
 
 
@@ -66,6 +66,7 @@ def encode(plan: ExercisePlan) -> bytes:
                     {"kind": str(probe.kind), "call": call_fields(probe.call, arrays.name)}
                     for probe in test.probes
                 ],
+                "reproduce": test.reproduce,
             }
             for test in plan.tests
         ],
@@ -78,6 +79,7 @@ def encode(plan: ExercisePlan) -> bytes:
                     name: None if outputs is None else _outputs(outputs, arrays)
                     for name, outputs in mistake.outputs.items()
                 },
+                "breaks": [prop.value for prop in mistake.breaks],
             }
             for mistake in plan.mistakes
         ],
@@ -156,6 +158,7 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
                 ScaledCase(scaled["scale"], _read_case(scaled["case"], arrays))
                 for scaled in stored["scaled"]
             ),
+            stored["reproduce"],
         )
         for spec, stored in zip(specs, manifest["tests"], strict=True)
     )
@@ -167,6 +170,7 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
                 name: None if outputs is None else _read_outputs(outputs, arrays)
                 for name, outputs in stored["outputs"].items()
             },
+            tuple(Property(prop) for prop in stored["breaks"]),
             tuple(stored["concepts"]),
         )
         for stored in manifest["mistakes"]

@@ -50,6 +50,7 @@ Progress = Callable[[str], None]
 @dataclass
 class Proof:
     exercise: Exercise
+    plan: ExercisePlan | None = None  # None where the reference could not build one
     solutions: int = 0  # how many it graded
     mistakes: list[tuple[Mistake, Report]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -73,6 +74,7 @@ def prove(
     except (ExerciseDefinitionError, ReferenceFailure) as error:
         proof.problems.append(_reference_failure(exercise, error))
         return proof  # nothing to grade against
+    proof.plan = plan
     proof.problems += _reference_problems(plan)
     _grade_files(plan, files, _grader_of(grader, exercise, progress), proof)
     toml, tests = shown(exercise.folder / "exercise.toml"), exercise.spec.tests

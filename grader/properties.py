@@ -30,7 +30,11 @@ Judge = Callable[[np.ndarray, np.ndarray], int | None]
 class PropertyDefinition:
     redraw: Redraw  # how it is probed
     judge: Judge  # how the probe's output is judged against the main call's
-    failure: str  # the feedback where it does not hold, with the {index} that moved and {test}
+    failure: str  # what was seen where it does not hold, with the {index} that moved and {test}
+    # The generic advice that follows the failure, left out where a diagnosed mistake already
+    # explains it (`grader.explained_properties`): advice to mask above the diagonal contradicts
+    # a student who does, and whose softmax runs over the wrong axis.
+    hint: str
 
 
 def _last_token(shape: tuple[int, ...]) -> tuple[int | slice, ...] | None:
@@ -64,15 +68,15 @@ PROPERTIES: dict[Property, PropertyDefinition] = {
     Property.CAUSAL: PropertyDefinition(
         redraw=_last_token,
         judge=_causal,
-        failure="changing the last token changed the output at position {index} in test "
-        "{test!r}: a position must attend only to itself and earlier ones (mask the scores "
-        "above the diagonal with -inf before the softmax)",
+        failure="changing the last token changed the output at position {index} in test {test!r}",
+        hint="a position must attend only to itself and earlier ones (mask the scores above "
+        "the diagonal with -inf before the softmax)",
     ),
     Property.BATCH_INDEPENDENT: PropertyDefinition(
         redraw=_first_sample,
         judge=_batch_independent,
-        failure="changing sample 0 changed the output of sample {index} in test {test!r}: "
-        "samples of a batch must not mix (check the dimension of your softmax, sums and "
+        failure="changing sample 0 changed the output of sample {index} in test {test!r}",
+        hint="samples of a batch must not mix (check the dimension of your softmax, sums and "
         "concatenations)",
     ),
 }

@@ -26,13 +26,21 @@ UNJUDGED = "no visible test produced an output of the right shape"
 
 
 def check_properties(
-    wanted: Sequence[Property], tests: Sequence[TestPlan], outcomes: Mapping[str, CallOutcome]
+    wanted: Sequence[Property],
+    tests: Sequence[TestPlan],
+    outcomes: Mapping[str, CallOutcome],
+    explained: Mapping[Property, str] | None = None,
 ) -> list[PropertyCheck]:
-    return [_check(prop, tests, outcomes) for prop in wanted]
+    """Each property of `wanted`; one that fails where `explained` names the diagnosed mistake
+    that breaks it says so in place of its generic hint (`grader.mistake_properties`)."""
+    return [_check(prop, tests, outcomes, (explained or {}).get(prop)) for prop in wanted]
 
 
 def _check(
-    prop: Property, tests: Sequence[TestPlan], outcomes: Mapping[str, CallOutcome]
+    prop: Property,
+    tests: Sequence[TestPlan],
+    outcomes: Mapping[str, CallOutcome],
+    explained_by: str | None,
 ) -> PropertyCheck:
     definition = PROPERTIES[prop]
     judged = probed = 0
@@ -47,7 +55,13 @@ def _check(
             judged += 1
             index = definition.judge(*pair)
             if index is not None:
-                message = definition.failure.format(index=index, test=test.spec.name)
+                seen = definition.failure.format(index=index, test=test.spec.name)
+                message = (
+                    f"{seen}: {definition.hint}"
+                    if explained_by is None
+                    else f"{seen}, which follows from the diagnosed mistake ({explained_by}): "
+                    "fix that first"
+                )
                 return PropertyCheck(name=prop.value, status=PropertyStatus.FAILED, message=message)
     if judged == 0:
         return PropertyCheck(

@@ -140,7 +140,8 @@ class Grader:
             visible = self._run(visible_job)
             rejected = visible.termination is Termination.REJECTED
             hidden = None if rejected else self._run(hidden_job)
-        return judge(plan, visible, None if hidden is None else HiddenRun(draw, hidden))
+        judged = None if hidden is None else HiddenRun(draw, hidden)
+        return judge(plan, visible, judged, source=source)
 
     def _run(self, job: Job) -> Execution:
         """The job's execution, run again after a pause each time the machine starved it (the

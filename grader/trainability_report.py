@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from grader.contract import CallOutcome
 from grader.plan import Case, ExercisePlan, TestPlan
-from grader.report import Finding, PropertyCheck, PropertyStatus
-from grader.spec import WeightSource
+from grader.report import Finding, PropertyCheck, PropertyStatus, TestResult, TestStatus
+from grader.spec import Visibility, WeightSource
 from grader.trainability import Fault, gradient_faults, stability_fault
 from grader.trainability_spec import GRADIENT_PASS, TrainabilityCheck
 
@@ -52,6 +52,21 @@ def judge_trainability(
     # the mistake to fix first.
     properties = [_property(check, judged[check], faults) for check in wanted if judged[check]]
     return Trainability(faults, properties, _findings(faults))
+
+
+def held_to_training(result: TestResult, faults: dict[str, list[Fault]]) -> TestResult:
+    """A visible test whose outputs match fails where the code does not train as the
+    reference's does (the exercise scores trainability)."""
+    found = faults.get(result.name) if result.visibility is Visibility.VISIBLE else None
+    if not found:
+        return result
+    return result.model_copy(
+        update={
+            "status": TestStatus.FAILED,
+            "score": 0.0,
+            "message": f"the outputs match, but {found[0].message}",
+        }
+    )
 
 
 def _test_faults(

@@ -52,3 +52,42 @@ def test_cli_usage_errors_exit_2(args: tuple[str, ...], complaint: str) -> None:
     result = _cli(*args)
     assert result.returncode == 2
     assert complaint in result.stderr
+
+
+def test_cli_leads_with_the_diagnosis_and_reproduces_every_failing_test_on_request() -> None:
+    result = _cli("grade", SEED_EXERCISE, str(MISSING_SCALING), "--reproduce")
+    assert result.returncode == 1
+    report, _, code = result.stdout.partition("# The visible test ")
+    assert report.index("Diagnosis:") < report.index("Tests:") < report.index("FAIL  16 heads")
+    assert "Properties:" in report
+    failing = report.count("  visible  0/")
+    assert failing == report.count("  visible  ") > 0  # every visible test fails
+    assert code.count("# The visible test ") == failing - 1
+
+
+def test_the_code_printed_for_a_test_runs_the_submission_at_home(tmp_path: Path) -> None:
+    result = _cli("grade", SEED_EXERCISE, str(MISSING_SCALING), "--reproduce", "16 heads")
+    code = result.stdout[result.stdout.index("# The visible test ") :]
+    assert code.startswith('# The visible test "16 heads" of multi-headed-self-attention')
+    assert code.count("# The visible test ") == 1
+    (tmp_path / "solution.py").write_text(MISSING_SCALING.read_text())
+    (tmp_path / "reproduce.py").write_text(code)
+    run = subprocess.run(
+        [sys.executable, "reproduce.py"],
+        check=False,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("tensor([[[")
+
+
+@pytest.mark.parametrize(
+    ("test", "complaint"), [("one head", "is a hidden test"), ("no such test", "is no test")]
+)
+def test_only_a_visible_test_is_reproduced(test: str, complaint: str) -> None:
+    result = _cli("grade", SEED_EXERCISE, str(MISSING_SCALING), "--reproduce", test)
+    assert result.returncode == 2
+    assert complaint in result.stderr and result.stdout == ""

@@ -54,17 +54,27 @@ def escape(text: str) -> str:
 
 
 def render_text(report: Report) -> str:
+    """The verdict, then the diagnosis, then a row per test, then the properties; each fact
+    once (as grader.render.render_text)."""
     tests: list[dict[str, Any]] = report.get("tests", [])
     message = _continued(report.get("message", ""))
-    lines = [f"{report['exercise']}: {report['status'].upper()}. {message}", ""]
-    width = max((len(test["name"]) for test in tests), default=0)
-    for test in tests:
-        lines.extend(_test_lines(test, width))
-    if findings := _findings_to_say(report):
+    lines = [f"{report['exercise']}: {report['status'].upper()}. {message}"]
+    findings = _findings_to_say(report)
+    if findings:
         lines += ["", "Diagnosis:"]
-        for finding in findings:
+        for number, finding in enumerate(findings, start=1):
+            mark = f"{number}." if len(findings) > 1 else "-"
             message = _continued(finding["message"])
-            lines.append(f"  - {message}{_where(finding)}{_tests_of(finding)}")
+            lines.append(f"  {mark} {message}{_where(finding)}{_tests_of(finding)}")
+    if tests:
+        lines += ["", "Tests:"]
+    width = max((len(test["name"]) for test in tests), default=0)
+    above = None  # the words right above a row (none past a row's printed output)
+    for test in tests:
+        details = _details_said(test, findings)
+        repeated = details is not None and details == above
+        lines.extend(_test_lines(test, width, "as above" if repeated else details))
+        above = None if test.get("stdout") else details
     if report.get("properties"):
         lines += ["", "Properties:"]
         for check in report["properties"]:
@@ -73,12 +83,30 @@ def render_text(report: Report) -> str:
     return _inert("\n".join(lines) + "\n")
 
 
-def _test_lines(test: dict[str, Any], width: int) -> list[str]:
+def _details_said(test: dict[str, Any], findings: list[dict[str, Any]]) -> str | None:
+    """What a row says past its status: nothing for a pass, nor for a hidden test whose words
+    only repeat its status; a finding's words are a pointer to the finding."""
+    if test["status"] == "passed" or test["message"] == _hidden_words(test["status"]):
+        return None
+    details = _message(test)
+    for number, finding in enumerate(findings, start=1):
+        which = "the diagnosis" if len(findings) == 1 else f"diagnosis {number}"
+        details = details.replace(finding["message"], f"see {which} above")
+    return details
+
+
+def _hidden_words(status: str) -> str:
+    """A hidden test's message, which says its status and nothing more (as
+    grader.hidden_verdicts.hidden_message)."""
+    return f"hidden test: {_STATUS_WORDS.get(status, status)}"
+
+
+def _test_lines(test: dict[str, Any], width: int, details: str | None) -> list[str]:
     mark = _MARKS.get(test["status"], "????")
     head = f"  {mark}  {test['name']:<{width}}  {test['visibility']:<7}  {_points(test)}"
     lines = [head]
-    if test["status"] != "passed":
-        lines.append(f"        {_continued(_message(test))}")
+    if details is not None:
+        lines.append(f"        {_continued(details)}")
     if test.get("stdout"):
         printed = test["stdout"].rstrip("\n").replace("\n", "\n        | ")
         lines.append(f"        printed:\n        | {printed}")
@@ -130,20 +158,17 @@ _COLORS = {True: ' style="color:#137333"', False: ' style="color:#b3261e"'}
 
 
 def render_html(report: Report) -> str:
+    """The verdict, the diagnosis, a table of the tests, the properties: the text's order."""
     status = report["status"]
     score = f"{report['score']:g}/{report['max_score']:g}"
+    findings = _findings_to_say(report)
     parts = [
         '<div class="ag-report">',
         f"<p><strong>{escape(report['exercise'])}</strong>: "
         f"<strong{_color(status)}>{escape(status.upper())}</strong> ({escape(score)}). "
         f"{prose(report.get('message', ''))}</p>",
-        '<table style="border-collapse:collapse;margin:.5em 0"><thead><tr>',
-        *(f"<th{_TEXT}>{name}</th>" for name in ("status", "test", "visibility")),
-        f"<th{_NUMBER}>points</th><th{_TEXT}>details</th></tr></thead><tbody>",
-        *(_test_row(test) for test in report.get("tests", [])),
-        "</tbody></table>",
     ]
-    if findings := _findings_to_say(report):
+    if findings:
         parts.append("<p><strong>Diagnosis</strong></p><ul>")
         for finding in findings:
             parts.append(
@@ -151,6 +176,13 @@ def render_html(report: Report) -> str:
                 f"{escape(_tests_of(finding))}</li>"
             )
         parts.append("</ul>")
+    parts += [
+        '<table style="border-collapse:collapse;margin:.5em 0"><thead><tr>',
+        *(f"<th{_TEXT}>{name}</th>" for name in ("status", "test", "visibility")),
+        f"<th{_NUMBER}>points</th><th{_TEXT}>details</th></tr></thead><tbody>",
+        *(_test_row(test, findings) for test in report.get("tests", [])),
+        "</tbody></table>",
+    ]
     if report.get("properties"):
         parts.append("<p><strong>Properties</strong></p><ul>")
         for check in report["properties"]:
@@ -171,23 +203,23 @@ def prose(text: str) -> str:
     )
 
 
-def _test_row(test: dict[str, Any]) -> str:
+def _test_row(test: dict[str, Any], findings: list[dict[str, Any]]) -> str:
     status = test["status"]
     cells = [
         f"<td{_TEXT}><span{_color(status)}>{escape(_STATUS_WORDS.get(status, status))}</span></td>",
         f"<td{_TEXT}>{escape(test['name'])}</td>",
         f"<td{_TEXT}>{escape(test['visibility'])}</td>",
         f"<td{_NUMBER}>{escape(_points(test))}</td>",
-        f"<td{_TEXT}>{_details(test)}</td>",
+        f"<td{_TEXT}>{_details(test, findings)}</td>",
     ]
     return f"<tr>{''.join(cells)}</tr>"
 
 
-def _details(test: dict[str, Any]) -> str:
-    """Hidden tests arrive already reduced to pass/fail; visible ones may carry a mismatch."""
-    if test["status"] == "passed" and not test.get("stdout"):
-        return ""
-    details = [] if test["status"] == "passed" else [prose(test["message"])]
+def _details(test: dict[str, Any], findings: list[dict[str, Any]]) -> str:
+    """The row's words as the text says them (its first mismatch as a table of its own), and
+    what it printed."""
+    said = _details_said({**test, "first_mismatch": None}, findings)
+    details = [] if said is None else [prose(said)]
     mismatch = test.get("first_mismatch")
     if mismatch:
         index = ", ".join(str(i) for i in mismatch["index"])

@@ -39,6 +39,21 @@ class Result:
     def max_score(self) -> float:
         return float(self.report["max_score"])
 
+    def reproduce(self, test: str | None = None) -> Code:
+        """The Python that runs `test` (a visible test's name) as the grader does, or, without
+        one, every visible test that failed: inputs, weights and calls, with your code saved as
+        solution.py beside it. A notebook shows it as code; `exec` or a file runs it."""
+        tests: list[dict[str, Any]] = self.report.get("tests", [])
+        if test is not None and not any(t["name"] == test and t.get("reproduce") for t in tests):
+            raise ValueError(f"{test!r} is not a visible test that ran: {_visible_names(tests)}")
+        chosen = [
+            t["reproduce"]
+            for t in tests
+            if t.get("reproduce")
+            and (t["name"] == test or (test is None and t["status"] != "passed"))
+        ]
+        return Code("\n".join(chosen) or "# No visible test failed: nothing to reproduce.\n")
+
     def __str__(self) -> str:
         return render_text(self.report)
 
@@ -47,3 +62,17 @@ class Result:
 
     def _repr_html_(self) -> str:
         return render_html(self.report)
+
+
+class Code(str):
+    """Python source that shows as itself, not as a quoted string, at a notebook's prompt."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _visible_names(tests: list[dict[str, Any]]) -> str:
+    names = "; ".join(t["name"] for t in tests if t.get("reproduce"))
+    return f"the visible tests are {names}" if names else "none ran"

@@ -130,8 +130,15 @@ def test_html_shows_the_table_the_mismatch_and_the_diagnosis() -> None:
     cells = Cells(html).cells
     assert ("[0, 2, 1]", "right") in cells and ("0.1534", "right") in cells
     assert "without the 1/sqrt(d) scaling. (line 12) [tests: batch 1, 2 heads; 16 heads]" in html
-    assert "hidden test: timeout" in html
+    # A hidden row's status says all it has to say; its words would say it again.
+    assert ("timeout", "left") in cells and "hidden test: timeout" not in html
     assert "causal: ok: holds on 5 visible tests" in html
+
+
+def test_both_lead_with_the_diagnosis_as_the_page_does() -> None:
+    html, text = render_html(REPORT), render_text(REPORT)
+    assert html.index("Diagnosis") < html.index("<table") < html.index(">16 heads</td>")
+    assert text.index("Diagnosis:") < text.index("Tests:") < text.index("FAIL  16 heads")
 
 
 def test_a_failing_test_says_its_first_mismatch_once() -> None:

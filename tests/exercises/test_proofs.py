@@ -14,8 +14,10 @@ from grader.catalog import Catalog
 from grader.proof import Proof, diagnosed
 from grader.proof_cli import prove_catalog, render_proof
 from grader.proof_warnings import lenient_hidden_tests
-from grader.report import Report, ReportStatus, TestStatus
+from grader.properties import PROPERTIES
+from grader.report import PropertyStatus, Report, ReportStatus, TestStatus
 from grader.settings import GraderSettings
+from grader.spec import Property
 from grader.trainability import TRAINABILITY_CODES
 
 pytestmark = pytest.mark.slow
@@ -74,6 +76,34 @@ def test_a_missing_mask_also_breaks_the_causality_property(proofs: dict[str, Pro
     properties = {check.name: check.status.value for check in report.properties}
     assert properties["causal"] == "failed"
     assert properties["batch_independent"] == "passed"
+
+
+def test_no_property_hint_contradicts_the_diagnosis_of_any_mistake(
+    proofs: dict[str, Proof],
+) -> None:
+    """Every mistakes/ file of every exercise: a property that fails where a mistake the report
+    names breaks it by itself says so, never its generic hint."""
+    explained: set[tuple[str, str, str]] = set()
+    contradicting: list[tuple[str, str, str]] = []
+    for slug, proof in proofs.items():
+        assert proof.plan is not None
+        for mistake, report in proof.mistakes:
+            codes = set(diagnosed(report))
+            broken = {
+                p for known in proof.plan.mistakes if known.code in codes for p in known.breaks
+            }
+            for check in report.properties:
+                prop = next((p for p in broken if p.value == check.name), None)
+                if prop is None or check.status is not PropertyStatus.FAILED:
+                    continue
+                explained.add((slug, mistake.name, check.name))
+                if PROPERTIES[prop].hint in check.message:
+                    contradicting.append((slug, mistake.name, check.message))
+    assert contradicting == []
+    assert {
+        (SEED_EXERCISE, "softmax_over_queries", Property.CAUSAL.value),
+        (SEED_EXERCISE, "no_causal_mask", Property.CAUSAL.value),
+    } <= explained
 
 
 def test_a_mask_reshaped_for_4d_inputs_fails_the_3d_tests_with_a_mask(

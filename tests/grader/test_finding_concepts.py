@@ -6,15 +6,16 @@ from grader.catalog import Catalog
 from grader.concepts import CONCEPTS
 from grader.diagnosis import WEIGHTS_CODE
 from grader.finding_concepts import concepts_of, known_codes, tagged
+from grader.first_submission import STARTER_CODE
 from grader.judge import NOT_ALLOWED_CODE
+from grader.output_contract import RETURNS_NONE, WRONG_SHAPE, WRONG_TYPE
 from grader.reference import Reference
 from grader.report import Finding
 from grader.settings import GraderSettings
 from grader.trainability import TRAINABILITY_CODES
 
 # The output contract's codes: any exercise gives them to a first submission.
-OUTPUT_CONTRACT_CODES = {"starter-unchanged", "returns-none", "wrong-output-type"}
-OUTPUT_CONTRACT_CODES |= {"wrong-output-shape"}
+OUTPUT_CONTRACT_CODES = {STARTER_CODE, RETURNS_NONE, WRONG_TYPE, WRONG_SHAPE}
 
 
 def exercise_codes() -> dict[str, list[str]]:

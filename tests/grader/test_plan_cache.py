@@ -75,6 +75,7 @@ def assert_same_plans(loaded: ExercisePlan, built: ExercisePlan) -> None:
     assert loaded.weight_probe_message == built.weight_probe_message
     for ours, theirs in zip(loaded.tests, built.tests, strict=True):
         assert ours.spec == theirs.spec and ours.output_names == theirs.output_names
+        assert ours.reproduce == theirs.reproduce
         for mine, original in zip(ours.cases, theirs.cases, strict=True):
             assert same_calls(mine.call, original.call)
             assert same_outputs(mine.expected, original.expected)

@@ -103,7 +103,8 @@ def test_refused_text_report_matches_the_golden_file() -> None:
 def test_a_refusal_is_said_once_with_its_line() -> None:
     text = render_text(refused(SYNTAX_ERROR))
     assert text.count("syntax error") == 1
-    assert text.count("refused") == len(plan().tests)  # each test's word, not the reason's
+    # The first test's words, not the reason's; the rest say "as above", a hidden row its REJ.
+    assert text.count("refused") == 1
     assert text.startswith(
         "multi-headed-self-attention: REJECTED. Nothing ran: line 14: syntax error: expected ':'\n"
     )
@@ -120,6 +121,30 @@ def test_a_failing_test_says_its_first_mismatch_once() -> None:
     text = render_text(REPORT)
     assert text.count("0.1534") == 1
     assert "first at index [0, 2, 1]: expected 0.1234, got 0.1534" in text
+
+
+def test_the_diagnosis_leads_and_the_tests_follow() -> None:
+    text = render_text(REPORT)
+    assert text.index("Diagnosis:") < text.index("Tests:") < text.index("PASS  batch 1")
+
+
+def test_a_finding_is_said_once_and_a_row_points_at_it() -> None:
+    finding = REPORT.diagnosis[0].message
+    held = REPORT.tests[1].model_copy(
+        update={"message": f"the outputs match, but {finding}", "first_mismatch": None}
+    )
+    text = render_text(REPORT.model_copy(update={"tests": [REPORT.tests[0], held]}))
+    assert text.count(finding) == 1
+    assert "the outputs match, but see the diagnosis above" in text
+
+
+def test_rows_say_their_words_once_and_hidden_rows_only_their_status() -> None:
+    failing = REPORT.tests[1].model_copy(update={"stdout": ""})
+    again = failing.model_copy(update={"name": "17 heads"})
+    text = render_text(REPORT.model_copy(update={"tests": [failing, again, REPORT.tests[2]]}))
+    assert text.count("differs in 12 of 64") == 1
+    assert "17 heads  visible  0/1\n        as above\n" in text
+    assert "hidden test" not in text
 
 
 def test_test_names_holding_commas_are_listed_apart() -> None:

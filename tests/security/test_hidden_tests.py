@@ -119,6 +119,14 @@ SUBMITTED = {
             "super().__init__()", 'super().__init__()\n        print("seed", torch.initial_seed())'
         ),
     ),
+    # Plain findings, said once for the tests: from the visible ones alone.
+    "the starter as given": (SEED, (EXERCISES / SEED / "starter.py").read_text()),
+    "a transposed output": (
+        SEED,
+        CORRECT.replace(
+            "return torch.round(concatenated", "return torch.round(concatenated.transpose(1, 2)"
+        ),
+    ),
 }
 
 

@@ -57,6 +57,29 @@ function mismatch(test) {
   );
 }
 
+// A visible test's code, to run it at home as the grader does: copied by a button, and shown on
+// request where the browser gives the page no clipboard (a page served over plain http).
+function reproduce(test) {
+  if (!test.reproduce) return null;
+  const said = h("span", { class: "copied", role: "status" });
+  const code = h("details", { class: "code" }, h("summary", {}, "Show the code"), h("pre", {}, test.reproduce));
+  const button = h(
+    "button",
+    { type: "button", class: "copy", "aria-label": `Copy code to reproduce the test ${test.name}` },
+    "Copy code to reproduce",
+  );
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(test.reproduce);
+      said.textContent = "Copied: save your code as solution.py beside it and run it.";
+    } catch {
+      code.open = true;
+      said.textContent = "This browser gave no clipboard: copy the code below.";
+    }
+  });
+  return h("div", { class: "reproduce" }, button, said, code);
+}
+
 function details(test) {
   if (test.visibility === "hidden") {
     return h("td", { "data-label": "Details" }, "hidden test: pass or fail only");
@@ -69,6 +92,7 @@ function details(test) {
     test.stdout
       ? h("details", { class: "stdout" }, h("summary", {}, "Printed output"), h("pre", {}, test.stdout))
       : null,
+    reproduce(test),
   );
 }
 

@@ -223,3 +223,29 @@ def test_a_time_out_is_said_once_and_the_tests_it_stopped_say_only_that(
     expect(after).to_have_text(f"not run: the run stopped at test '{stopped}'")
     shoot(report, f"report-timeout-{size}.png")
     page.close()
+
+
+def test_each_visible_test_copies_its_code_from_a_labelled_button_the_keyboard_reaches(
+    browser: Browser, base_url: str, plan: ExercisePlan
+) -> None:
+    page = browser.new_page(
+        viewport=SIZES["desktop"], permissions=["clipboard-read", "clipboard-write"]
+    )
+    made = missing_scaling(plan)
+    report = graded(page, base_url, made)
+    copy = report.get_by_role("button", name="Copy code to reproduce")
+    expect(copy).to_have_count(len(visible(plan)))  # none for a hidden test
+    second = made.tests[1]
+    button = report.get_by_role(
+        "button", name=f"Copy code to reproduce the test {second.name}", exact=True
+    )
+    box = button.bounding_box()
+    assert box is not None and box["width"] >= 24 and box["height"] >= 24
+    copy.first.focus()
+    page.keyboard.press("Tab")  # the first test's "Show the code"
+    page.keyboard.press("Tab")
+    expect(button).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(report.locator(".copied").nth(1)).to_contain_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == second.reproduce
+    page.close()
