@@ -118,6 +118,14 @@ class KnownMistake:
     code: str
     message: str
     outputs: dict[str, tuple[OutputValue, ...] | None]  # by visible test name
+    # Two known mistakes made together (`grader.mistake_pairs`): the other one's code and
+    # message. A pair is named by a finding for each.
+    partner: tuple[str, str] | None = None
+
+    @property
+    def findings(self) -> tuple[tuple[str, str], ...]:
+        """The (code, message) of each finding this mistake names."""
+        return ((self.code, self.message),) + ((self.partner,) if self.partner else ())
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from grader.spec import Exercise, Property
 from grader.test_calls import output_decimals, output_names
 
 # Raised whenever what is written, or how it is read, changes.
-FORMAT = 3
+FORMAT = 4
 _MANIFEST = "manifest"
 
 
@@ -73,6 +73,7 @@ def encode(plan: ExercisePlan) -> bytes:
             {
                 "code": mistake.code,
                 "message": mistake.message,
+                "partner": mistake.partner,
                 "outputs": {
                     name: None if outputs is None else _outputs(outputs, arrays)
                     for name, outputs in mistake.outputs.items()
@@ -166,6 +167,7 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
                 name: None if outputs is None else _read_outputs(outputs, arrays)
                 for name, outputs in stored["outputs"].items()
             },
+            None if stored["partner"] is None else (stored["partner"][0], stored["partner"][1]),
         )
         for stored in manifest["mistakes"]
     )

@@ -1,11 +1,15 @@
 """An exercise's proof on disk: `solutions/` (correct files) and `mistakes/` (known-wrong files).
 
 Each mistake is a whole student file, `mistakes/<name>.py`, declared in `mistakes/mistakes.toml`
-under its name with what it gets wrong and the one diagnosis it must get, if any:
+under its name with what it gets wrong and the diagnosis it must get, if any:
 
     [missing_scaling]
     description = "divides the scores by nothing: no 1/sqrt(d)"
     diagnosis = "missing-scaling"      # a code of the reference's VARIANTS, or weights-differ
+
+    [unscaled_unmasked]
+    description = "no 1/sqrt(d), and no causal mask"
+    diagnosis = ["missing-scaling", "no-causal-mask"]   # two mistakes made together
 
     [float_head_size]
     description = "head size attention_dim / num_heads, a float: nn.Linear raises"
@@ -36,7 +40,15 @@ class MistakeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     description: str = Field(min_length=1, max_length=160)
-    diagnosis: DiagnosisCode | None = None
+    # Two codes: two known mistakes made together, each named (`grader.known_mistakes`).
+    diagnosis: DiagnosisCode | tuple[DiagnosisCode, DiagnosisCode] | None = None
+
+    @property
+    def diagnoses(self) -> list[str]:
+        """The codes the file must get, in any order: none, one, or a pair's two."""
+        if self.diagnosis is None:
+            return []
+        return [self.diagnosis] if isinstance(self.diagnosis, str) else list(self.diagnosis)
 
 
 class MistakeDeclarations(RootModel[dict[str, MistakeSpec]]):
