@@ -41,16 +41,17 @@ class WeightProbe:
     message: str
 
 
-# The fills a mask-convention mistake is written with, one per behaviour. -inf stands for every
-# large negative fill (-1e9, -9e15): they give the same outputs wherever a row keeps a key, and
-# diagnosis ignores the rows -inf leaves undefined (NaN). 0.0 stands for every fill too small to
-# show in 4 decimals (1e-15, 1e-9).
-WRONG_MASK_FILLS = (float("-inf"), 0.0)
+# The fills a mask-convention mistake is written with, one per behaviour. A large negative fill
+# (-1e9, -9e15) gives the same outputs as any other: where a row keeps a key, those of -inf;
+# where it keeps none, a uniform row, which -inf leaves undefined (NaN, never evidence, see
+# `grader.diagnosis`). 0.0 stands for every fill too small to show in 4 decimals (1e-15).
+LARGE_NEGATIVE_FILL = -1e9
+WRONG_MASK_FILLS = (float("-inf"), LARGE_NEGATIVE_FILL, 0.0)
 
 
 def mask_fill_forms(
-    code: str, message: str, entry: Callable[[float], object], of: str | None = None
+    code: str, message: str, entry: Callable[[float], object]
 ) -> tuple[WrongVariant, ...]:
     """One mistake of mask convention in each of its forms: `entry(fill)` makes it with `fill`.
     The forms share the code and the message, which must hold for every fill."""
-    return tuple(WrongVariant(code, message, entry(fill), of) for fill in WRONG_MASK_FILLS)
+    return tuple(WrongVariant(code, message, entry(fill)) for fill in WRONG_MASK_FILLS)
