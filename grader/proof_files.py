@@ -9,7 +9,8 @@ under its name with what it gets wrong and the diagnosis it must get, if any:
 
     [unscaled_unmasked]
     description = "no 1/sqrt(d), and no causal mask"
-    diagnosis = ["missing-scaling", "no-causal-mask"]   # two mistakes made together
+    diagnosis = "missing-scaling"
+    also = "no-causal-mask"            # two mistakes made together: both named
 
     [float_head_size]
     description = "head size attention_dim / num_heads, a float: nn.Linear raises"
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, model_validator
 
 from grader.errors import DefinitionProblem, ExerciseDefinitionError
 from grader.spec import validation_problems
@@ -40,15 +41,20 @@ class MistakeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     description: str = Field(min_length=1, max_length=160)
-    # Two codes: two known mistakes made together, each named (`grader.known_mistakes`).
-    diagnosis: DiagnosisCode | tuple[DiagnosisCode, DiagnosisCode] | None = None
+    diagnosis: DiagnosisCode | None = None
+    # The other of two known mistakes made together, each named (`grader.known_mistakes`).
+    also: DiagnosisCode | None = None
+
+    @model_validator(mode="after")
+    def _also_needs_a_diagnosis(self) -> MistakeSpec:
+        if self.also is not None and self.diagnosis in (None, self.also):
+            raise ValueError("`also` names a second diagnosis, besides another `diagnosis`")
+        return self
 
     @property
     def diagnoses(self) -> list[str]:
-        """The codes the file must get, in any order: none, one, or a pair's two."""
-        if self.diagnosis is None:
-            return []
-        return [self.diagnosis] if isinstance(self.diagnosis, str) else list(self.diagnosis)
+        """The codes the file must get, in any order: none, one, or two made together."""
+        return [code for code in (self.diagnosis, self.also) if code is not None]
 
 
 class MistakeDeclarations(RootModel[dict[str, MistakeSpec]]):
