@@ -115,6 +115,12 @@ class _SoftmaxOverQueries(_Variant):
     head_type = _SoftmaxOverQueriesHead
 
 
+class _WeightsStackedLast(MultiHeadAttention):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        output, attention = super().forward(x)
+        return output, attention.permute(0, 2, 3, 1)  # (B, T, T, num_heads)
+
+
 VARIANTS = (
     WrongVariant(
         code="missing-scaling",
@@ -133,5 +139,11 @@ VARIANTS = (
         message="Your output matches a softmax over the queries' axis (dim=1 of the (B, T, T) "
         "scores): each query's weights must sum to 1 over the keys, the last axis (dim=-1).",
         entry=_SoftmaxOverQueries,
+    ),
+    WrongVariant(
+        code="weights-stacked-last",
+        message="Your attention weights have the heads on the last axis, (B, T, T, num_heads): "
+        "stack the heads' weights along a new axis 1, so that they read (B, num_heads, T, T).",
+        entry=_WeightsStackedLast,
     ),
 )
