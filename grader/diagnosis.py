@@ -50,7 +50,9 @@ def diagnose(
             # words stand: they say the other finding is part of the explanation.
             if paired or code not in messages:
                 messages[code] = PAIR_LEAD + message if paired else message
-            tests.setdefault(code, []).append(test.spec.name)
+            shown = tests.setdefault(code, [])
+            if test.spec.name not in shown:  # two forms of one mistake may both match
+                shown.append(test.spec.name)
     return [Finding(code=code, message=messages[code], tests=tests[code]) for code in tests]
 
 
