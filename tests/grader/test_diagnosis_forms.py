@@ -88,6 +88,20 @@ def test_the_keep_mask_mistake_is_named_whatever_its_fill(fill: float) -> None:
     ]
 
 
+@pytest.mark.parametrize("fill", ["float('-inf')", "-9e15", "1e-15"])
+def test_a_causal_mask_the_wrong_way_round_is_named_whatever_its_fill(
+    fill: str, tmp_path: Path
+) -> None:
+    """A module exercise's mask mistake: the seed's heads with the lower triangle hidden."""
+    seed = "multi-headed-self-attention"
+    written = catalog().get(seed).folder / "mistakes" / "mask_inverted_large_negative.py"
+    student = tmp_path / "student.py"
+    student.write_text(written.read_text().replace("-1e9", fill))
+    assert codes(seed, outcomes_of(seed, _load(student).MultiHeadedSelfAttention)) == [
+        "mask-inverted"
+    ]
+
+
 def test_a_large_negative_fill_is_named_on_the_rows_its_variant_leaves_undefined() -> None:
     """-9e15 makes the last query's row uniform where -inf makes it NaN: with the -inf form
     alone (the variant tried first), the rest of the output still names the mistake."""
