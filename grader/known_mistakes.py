@@ -3,7 +3,8 @@ pairs of them made together, run on the visible tests once, when the plan is bui
 
 Two variants pair where each changes a different step of the reference, written either way:
 - classes that subclass the reference and override different parts: the class that derives
-  from both (multiple inheritance) makes both mistakes;
+  from both (multiple inheritance) makes both mistakes; where both replace one part with a
+  class of their own (a head), the part is derived from both the same way;
 - instances of one NamedTuple whose fields are the reference's steps, its defaults the
   reference's (a function exercise's variants, `__call__` being the entry): the instance
   with both changed fields.
@@ -65,12 +66,36 @@ def _derived(first: WrongVariant, second: WrongVariant) -> object | None:
 
 
 def _derived_class(one: type, other: type) -> type | None:
+    """The class deriving from both, its parts derived the same way where both change one part
+    with a class of their own (two heads, each with one mistake, make one head with both)."""
     if issubclass(one, other) or issubclass(other, one):
         return None
+    parts: dict[str, type] = {}
+    for name in _overridden(one, other) & _overridden(other, one):
+        first, second = getattr(one, name), getattr(other, name)
+        part = (
+            _derived_class(first, second)
+            if isinstance(first, type) and isinstance(second, type)
+            else None
+        )
+        if part is None:  # both change one step: the pair would be one of them
+            return None
+        parts[name] = part
     try:
-        return type(f"{one.__name__}And{other.__name__}", (one, other), {})
+        return type(f"{one.__name__}And{other.__name__}", (one, other), parts)
     except TypeError:  # no consistent method order, or two incompatible layouts
         return None
+
+
+def _overridden(cls: type, other: type) -> set[str]:
+    """The names `cls` defines, or inherits from a class `other` does not derive from."""
+    return {
+        name
+        for base in cls.__mro__
+        if base not in other.__mro__
+        for name in vars(base)
+        if not name.startswith("__")
+    }
 
 
 def _combined_steps(one: Any, other: Any) -> object | None:

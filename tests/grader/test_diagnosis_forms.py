@@ -158,6 +158,15 @@ def test_classes_that_change_different_steps_pair_up_by_inheritance() -> None:
     assert ("no-causal-mask", "projection-with-bias") in pairs
 
 
+def test_heads_with_one_mistake_each_make_a_head_with_both() -> None:
+    """The seed's variants each replace the head class: a pair derives its head from both."""
+    seed = "multi-headed-self-attention"
+    pairs = {frozenset((m.code, m.partner[0])) for m in plan(seed).mistakes if m.partner}
+    assert frozenset(("missing-scaling", "no-causal-mask")) in pairs
+    # With no mask at all, which keys an inverted one would hide is moot: no-causal-mask alone.
+    assert frozenset(("no-causal-mask", "mask-inverted")) not in pairs
+
+
 def test_a_pair_is_never_one_of_its_parts_alone() -> None:
     """Two variants that change the same step (the scaling) don't pair: the pair would be one
     of them. Nor do two forms of one mistake."""
