@@ -23,6 +23,7 @@ from grader.contract import CallOutcome, OutputValue
 from grader.diagnosis import PAIR_LEAD, diagnose
 from grader.plan import ExercisePlan, TestPlan, make_job
 from grader.plan_building import build_plan
+from grader.plan_format import decode, encode
 from grader.reference import run_trusted
 from grader.settings import GraderSettings
 
@@ -174,6 +175,17 @@ def test_a_pair_is_never_one_of_its_parts_alone() -> None:
     assert frozenset(("missing-scaling", "scaled-by-d-k")) not in pairs
     assert all(len(pair) == 2 for pair in pairs)
     assert frozenset(("missing-scaling", "boolean-keep-mask")) in pairs
+
+
+def test_a_cached_plan_keeps_its_pairs() -> None:
+    """A plan read back from the cache names the same pairs, so a cached grade diagnoses as a
+    fresh one."""
+    built = plan(ATTENTION)
+    read = decode(built.exercise, encode(built))
+    assert [(m.code, m.partner) for m in read.mistakes] == [
+        (m.code, m.partner) for m in built.mistakes
+    ]
+    assert any(m.partner for m in read.mistakes)
 
 
 @pytest.mark.parametrize(
