@@ -29,8 +29,15 @@ from grader.settings import GraderSettings
 
 ATTENTION = "scaled-dot-product-attention"
 PROJECTION = "multi-headed-self-attention-projection"
-# The exercises whose known mistakes this part changed: every solution of theirs is checked.
-CHANGED = (ATTENTION, "fused-qkv-attention", PROJECTION, "pre-norm-transformer-block")
+# The exercises with a mask: every solution of theirs is checked.
+CHANGED = (
+    ATTENTION,
+    "fused-qkv-attention",
+    "multi-headed-self-attention",
+    PROJECTION,
+    "pre-norm-transformer-block",
+    "gpt-forward",
+)
 
 
 @cache
