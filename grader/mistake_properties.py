@@ -46,7 +46,7 @@ def explained_by(
     codes = {finding.code for finding in diagnosis}
     explained: dict[Property, str] = {}
     for mistake in mistakes:
-        if mistake.code in codes:
+        if all(code in codes for code, _ in mistake.findings):  # a pair: both named
             for prop in mistake.breaks:
                 explained.setdefault(prop, mistake.code)
     return explained

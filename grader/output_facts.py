@@ -125,7 +125,7 @@ def value_facts(
         facts.append("contains NaN where the reference's has numbers")
     if (np.isinf(got) & ~np.isinf(want)).any():
         facts.append("contains infinite values where the reference's has finite ones")
-    if not facts:
+    if not facts and want.size >= 2:  # one value is a scale and a shift of any other
         relation = _relation(got, want, decimals, heads)
         if relation is not None:
             return [relation]
@@ -234,6 +234,8 @@ def region_facts(mismatches: np.ndarray, heads: int | None = None) -> list[str]:
     the first or last index of an axis; else everywhere, or in some values."""
     if not mismatches.any():
         return []
+    if mismatches.ndim == 0:  # a single value (a loss): it differs, nowhere in particular
+        return ["differs everywhere"]
     facts = _heads_differing(mismatches, heads) + _diagonal_side(mismatches)
     for axis in range(mismatches.ndim):
         facts += _ends_differing(mismatches, axis)

@@ -124,6 +124,14 @@ class KnownMistake:
     breaks: tuple[Property, ...] = ()
     # Its own knowledge components (an exported variant's); none: those of its code.
     concepts: tuple[str, ...] = ()
+    # Two known mistakes made together (`grader.known_mistakes`): the other one's code and
+    # message. A pair is named by a finding for each.
+    partner: tuple[str, str] | None = None
+
+    @property
+    def findings(self) -> tuple[tuple[str, str], ...]:
+        """The (code, message) of each finding this mistake names."""
+        return ((self.code, self.message),) + ((self.partner,) if self.partner else ())
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Build an exercise's plan (`grader.plan`): run the trusted reference, in this process, on
-every input set of every test, on the visible tests' probes, and each known-wrong variant on the
-visible tests. This is where the grader imports torch: a plan read from the cache
-(`grader.plan_cache`) needs none of it.
+every input set of every test, on the visible tests' probes, and its known mistakes on the
+visible tests (`grader.known_mistakes`). This is where the grader imports torch: a plan read
+from the cache (`grader.plan_cache`) needs none of it.
 """
 
 from __future__ import annotations
@@ -10,17 +10,16 @@ import dataclasses
 from collections import Counter
 from typing import Any
 
-from grader.contract import Call, Job, OutputValue
+from grader.contract import Call
 from grader.input_specs import RandomTensor
 from grader.inputs import make_call_inputs, perturb, seeds_for
-from grader.mistake_properties import broken_properties
+from grader.known_mistakes import known_mistakes
 from grader.plan import (
     HIDDEN_INPUT_SETS,
     PROBED_TESTS_PER_KIND,
     WEIGHTS,
     Case,
     ExercisePlan,
-    KnownMistake,
     Probe,
     ProbeKind,
     ScaledCase,
@@ -28,7 +27,7 @@ from grader.plan import (
     make_job,
 )
 from grader.properties import PROPERTIES
-from grader.reference import Reference, run_trusted
+from grader.reference import Reference
 from grader.reproduce import reproduce_snippet
 from grader.sandbox.torch_setup import configure_for_references
 from grader.spec import (
@@ -40,7 +39,6 @@ from grader.spec import (
 from grader.test_calls import build_call, is_plain, output_decimals, output_names
 from grader.trainability_plan import gradient_case, scaled_cases
 from grader.trainability_spec import GRADIENT_PASS, TrainabilityCheck
-from grader.variants import WrongVariant
 
 
 def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
@@ -75,7 +73,7 @@ def build_plan(exercise: Exercise, secret: str) -> ExercisePlan:
         entry = reference.entries[test.entry or spec.entry_point]
         reproduce = reproduce_snippet(spec, test, cases[0].call, entry)
         tests.append(TestPlan(test, cases, names, decimals, probes, scaled, reproduce))
-    mistakes = tuple(_known_mistake(exercise, variant, tests) for variant in reference.variants)
+    mistakes = known_mistakes(exercise, reference.variants, tests)
     weight_probe = reference.weight_probe
     message = weight_probe.message if weight_probe else None
     return ExercisePlan(exercise, tuple(tests), mistakes, message)
@@ -124,29 +122,3 @@ def _probes(
 
 def _probe(kind: ProbeKind, call: Call, **changes: Any) -> Probe:
     return Probe(kind, dataclasses.replace(call, id=f"{call.id} [{kind}]", **changes))
-
-
-def _known_mistake(
-    exercise: Exercise, variant: WrongVariant, tests: list[TestPlan]
-) -> KnownMistake:
-    """The variant run on each visible test: diagnosis judges visible tests only."""
-    spec = exercise.spec
-    outputs = {
-        test.spec.name: _try_run(variant.entry, test.call, make_job(spec, "", (test.call,)))
-        for test in tests
-        if test.visible and test.spec.entry == variant.of
-    }
-    breaks = broken_properties(
-        spec.properties,
-        tests,
-        outputs,
-        lambda call: _try_run(variant.entry, call, make_job(spec, "", (call,))),
-    )
-    return KnownMistake(variant.code, variant.message, outputs, breaks, variant.concepts)
-
-
-def _try_run(entry: object, call: Call, job: Job) -> tuple[OutputValue, ...] | None:
-    try:
-        return run_trusted(entry, call, job)[0]
-    except Exception:
-        return None

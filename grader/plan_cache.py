@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 PLAN_CODE = (
     "grader.plan",
     "grader.plan_building",
+    "grader.known_mistakes",
     "grader.plan_format",
     "grader.call_fields",
     "grader.inputs",

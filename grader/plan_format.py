@@ -32,7 +32,7 @@ from grader.spec import Exercise, Property
 from grader.test_calls import output_decimals, output_names
 
 # Raised whenever what is written, or how it is read, changes.
-FORMAT = 6
+FORMAT = 7
 _MANIFEST = "manifest"
 
 
@@ -75,6 +75,7 @@ def encode(plan: ExercisePlan) -> bytes:
                 "code": mistake.code,
                 "message": mistake.message,
                 "concepts": list(mistake.concepts),
+                "partner": mistake.partner,
                 "outputs": {
                     name: None if outputs is None else _outputs(outputs, arrays)
                     for name, outputs in mistake.outputs.items()
@@ -172,6 +173,7 @@ def decode(exercise: Exercise, body: bytes) -> ExercisePlan:
             },
             tuple(Property(prop) for prop in stored["breaks"]),
             tuple(stored["concepts"]),
+            None if stored["partner"] is None else (stored["partner"][0], stored["partner"][1]),
         )
         for stored in manifest["mistakes"]
     )

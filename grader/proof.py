@@ -6,9 +6,9 @@ An exercise holds when:
 - the starter runs under the policy and earns nothing;
 - every file of `solutions/` passes every test with full marks;
 - every file of `solutions/` gets no diagnosis (no trainability finding, where it costs no points);
-- every file of `mistakes/` fails at least one visible test and gets exactly the diagnosis
-  `mistakes/mistakes.toml` declares for it (`grader.proof_files`); where the exercise only reports
-  trainability, a trainability mistake passes its tests and is named all the same;
+- every file of `mistakes/` fails at least one visible test and gets exactly the diagnosis (or
+  the two) `mistakes/mistakes.toml` declares for it (`grader.proof_files`); where the exercise
+  only reports trainability, a trainability mistake passes its tests and is named all the same;
 - each case the statement promises (`grader.promises`) is exercised by a hidden test.
 Tests that tell the known mistakes apart less than they could are warnings, which do not fail
 it (`grader.proof_warnings`).
@@ -279,7 +279,8 @@ def _mistake_problems(plan: ExercisePlan, mistake: Mistake, report: Report) -> l
     problems = []
     visible = {test.spec.name for test in plan.tests if test.visible}
     reported_only = (
-        mistake.spec.diagnosis in TRAINABILITY_CODES and not plan.exercise.spec.trainability.scored
+        bool(TRAINABILITY_CODES.intersection(mistake.spec.diagnoses))
+        and not plan.exercise.spec.trainability.scored
     )
     if not caught_by(report) & visible and not reported_only:
         problems.append(
@@ -287,8 +288,8 @@ def _mistake_problems(plan: ExercisePlan, mistake: Mistake, report: Report) -> l
             "this mistake, or move the file to solutions/ if it is right"
         )
     got = diagnosed(report)
-    declared = [mistake.spec.diagnosis] if mistake.spec.diagnosis else []
-    if got != declared:
+    declared = mistake.spec.diagnoses
+    if sorted(got) != sorted(declared):
         problems.append(
             f"{path}: gets diagnosis {', '.join(got) or 'none'}, {MISTAKES_FILE} declares "
             f"{', '.join(declared) or 'none'} (this exercise's codes: "

@@ -1,11 +1,16 @@
 """An exercise's proof on disk: `solutions/` (correct files) and `mistakes/` (known-wrong files).
 
 Each mistake is a whole student file, `mistakes/<name>.py`, declared in `mistakes/mistakes.toml`
-under its name with what it gets wrong and the one diagnosis it must get, if any:
+under its name with what it gets wrong and the diagnosis it must get, if any:
 
     [missing_scaling]
     description = "divides the scores by nothing: no 1/sqrt(d)"
     diagnosis = "missing-scaling"      # a code of the reference's VARIANTS, or weights-differ
+
+    [unscaled_unmasked]
+    description = "no 1/sqrt(d), and no causal mask"
+    diagnosis = "missing-scaling"
+    also = "no-causal-mask"            # two mistakes made together: both named
 
     [float_head_size]
     description = "head size attention_dim / num_heads, a float: nn.Linear raises"
@@ -64,6 +69,19 @@ class MistakeSpec(BaseModel):
     variant: ExportedVariant | None = None
     description: str = Field(min_length=1, max_length=160)
     diagnosis: DiagnosisCode | None = None
+    # The other of two known mistakes made together, each named (`grader.known_mistakes`).
+    also: DiagnosisCode | None = None
+
+    @model_validator(mode="after")
+    def _also_needs_a_diagnosis(self) -> MistakeSpec:
+        if self.also is not None and self.diagnosis in (None, self.also):
+            raise ValueError("`also` names a second diagnosis, besides another `diagnosis`")
+        return self
+
+    @property
+    def diagnoses(self) -> list[str]:
+        """The codes the file must get, in any order: none, one, or two made together."""
+        return [code for code in (self.diagnosis, self.also) if code is not None]
 
 
 class MistakeDeclarations(RootModel[dict[str, MistakeSpec]]):

@@ -7,7 +7,9 @@ A reference module in `reference/` defines the exercise's entry point under the 
         known-wrong versions of the entry point (or, with `of`, of another entry point the
         exercise names); a failing output that equals one of them gets that variant's
         message. Variants may share a code (and its message), for one mistake written two
-        ways: the student gets one finding.
+        ways: the student gets one finding (`mask_fill_forms` writes a mask mistake so).
+        Variants written as classes that change different steps of the reference also pair
+        up, for two mistakes made together (`grader.known_mistakes`).
     WEIGHT_PROBE: WeightProbe
         reference weights to load into the submission by name suffix; if the submission then
         matches the reference, its math is right and only its weights differed.
@@ -42,3 +44,19 @@ class WeightProbe:
     # Given a test's constructor arguments: parameter values keyed by the suffix of their name.
     parameters: Callable[[dict[str, Scalar]], dict[str, np.ndarray]]
     message: str
+
+
+# The fills a mask-convention mistake is written with, one per behaviour. A large negative fill
+# (-1e9, -9e15) gives the same outputs as any other: where a row keeps a key, those of -inf;
+# where it keeps none, a uniform row, which -inf leaves undefined (NaN, never evidence, see
+# `grader.diagnosis`). 0.0 stands for every fill too small to show in 4 decimals (1e-15).
+LARGE_NEGATIVE_FILL = -1e9
+WRONG_MASK_FILLS = (float("-inf"), LARGE_NEGATIVE_FILL, 0.0)
+
+
+def mask_fill_forms(
+    code: str, message: str, entry: Callable[[float], object]
+) -> tuple[WrongVariant, ...]:
+    """One mistake of mask convention in each of its forms: `entry(fill)` makes it with `fill`.
+    The forms share the code and the message, which must hold for every fill."""
+    return tuple(WrongVariant(code, message, entry(fill)) for fill in WRONG_MASK_FILLS)

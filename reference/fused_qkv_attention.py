@@ -15,8 +15,12 @@ import math
 import torch
 from torch import nn
 
-from grader.variants import WrongVariant
-from reference.scaled_dot_product_attention import scaled_dot_product
+from grader.variants import WrongVariant, mask_fill_forms
+from reference.scaled_dot_product_attention import (
+    KEEP_MASK_MESSAGE,
+    AttentionSteps,
+    scaled_dot_product,
+)
 
 
 class MultiheadAttention(nn.Module):
@@ -33,9 +37,14 @@ class MultiheadAttention(nn.Module):
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         # x: (B, T, C); mask: broadcastable to (B, num_heads, T, T)
         q, k, v = self.split_heads(self.qkv_layer(x))  # each (B, num_heads, T, head_dim)
-        values, _ = scaled_dot_product(q, k, v, mask)  # (B, num_heads, T, head_dim)
+        values = self.attend(q, k, v, mask)  # (B, num_heads, T, head_dim)
         out: torch.Tensor = self.linear_layer(self.merge_heads(values))  # (B, T, d_model)
         return out
+
+    def attend(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None
+    ) -> torch.Tensor:
+        return scaled_dot_product(q, k, v, mask)[0]
 
     def split_heads(self, qkv: torch.Tensor) -> tuple[torch.Tensor, ...]:
         B, T, _ = qkv.shape  # qkv: (B, T, 3 * d_model)
@@ -73,6 +82,26 @@ class _BlockLayout(MultiheadAttention):
         )
 
 
+class _MaskIgnored(MultiheadAttention):
+    def attend(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None
+    ) -> torch.Tensor:
+        return super().attend(q, k, v, None)
+
+
+def _keep_mask(fill: float) -> type[MultiheadAttention]:
+    """Attention with the mask read as 1 = keep, filled with `fill`."""
+    attend_wrongly = AttentionSteps(keep_mask_fill=fill)
+
+    class KeepMask(MultiheadAttention):
+        def attend(
+            self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None
+        ) -> torch.Tensor:
+            return attend_wrongly(q, k, v, mask)[0]
+
+    return KeepMask
+
+
 VARIANTS = (
     WrongVariant(
         code="heads-mixed",
@@ -94,4 +123,12 @@ VARIANTS = (
         "reshape to (B, T, num_heads, 3 * head_dim) first, then chunk the last dimension.",
         entry=_BlockLayout,
     ),
+    WrongVariant(
+        code="mask-ignored",
+        message="Your output matches attention that never applies the mask: every token also "
+        "attends to the ones the mask hides. Pass the mask on to the attention and add it to "
+        "the scores before the softmax.",
+        entry=_MaskIgnored,
+    ),
+    *mask_fill_forms("boolean-keep-mask", KEEP_MASK_MESSAGE, _keep_mask),
 )

@@ -20,11 +20,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from grader.variants import WrongVariant
+from grader.variants import LARGE_NEGATIVE_FILL, WrongVariant
 
 
 class CausalSelfAttention(nn.Module):
     causal = True
+    # For the known mistake of the mask the wrong way round (the past hidden), in each fill.
+    future_hidden = True
+    mask_fill = float("-inf")
 
     def __init__(self, d_model: int, num_heads: int) -> None:
         super().__init__()
@@ -40,7 +43,8 @@ class CausalSelfAttention(nn.Module):
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)  # (B, nh, T, T)
         if self.causal:
             later = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(diagonal=1)
-            scores = scores.masked_fill(later, float("-inf"))  # no token sees a later one
+            hidden = later if self.future_hidden else ~later
+            scores = scores.masked_fill(hidden, self.mask_fill)  # no token sees a later one
         values = scores.softmax(dim=-1) @ v  # (B, nh, T, head_dim)
         merged = values.transpose(1, 2).reshape(B, T, C)  # (B, T, nh * head_dim)
         out: torch.Tensor = self.proj(merged)
@@ -114,6 +118,20 @@ class _UnmaskedAttention(CausalSelfAttention):
     causal = False
 
 
+def _mask_inverted(fill: float) -> type[GPT]:
+    class InvertedMaskAttention(CausalSelfAttention):
+        future_hidden = False
+        mask_fill = fill
+
+    class InvertedMaskBlock(Block):
+        attention = InvertedMaskAttention
+
+    class MaskInverted(GPT):
+        block = InvertedMaskBlock
+
+    return MaskInverted
+
+
 class _PostNormBlock(Block):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.ln1(x + self.attn(x))  # the original Transformer's order: norm after the sum
@@ -154,6 +172,18 @@ VARIANTS = (
         "later ones, so the model would see the tokens it has to predict. Set the scores above "
         "the diagonal to -inf before the softmax.",
         _NoCausalMask,
+    ),
+    # In -inf and a large negative fill only: the grader's weights keep the scores near 0 (see
+    # above), so filling the past with 0 is no mask at all, the no-causal-mask variant.
+    *(
+        WrongVariant(
+            "mask-inverted",
+            "Your logits match the causal mask the wrong way round: the scores on and below the "
+            "diagonal are filled, so each token sees only the later ones (and the last one none "
+            "at all). Fill the scores above the diagonal, the later keys, with -inf instead.",
+            _mask_inverted(fill),
+        )
+        for fill in (float("-inf"), LARGE_NEGATIVE_FILL)
     ),
     WrongVariant(
         "post-norm",

@@ -67,6 +67,7 @@ class MultiHeadAttention(nn.Module):
 class _Head(SelfAttention):
     scaled = True
     causal = False
+    softmax_dim = -1
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         q, k, v = self.query(x), self.key(x), self.value(x)  # each (B, T, head_dim)
@@ -76,7 +77,7 @@ class _Head(SelfAttention):
         if self.causal:
             T = scores.size(-1)
             scores = scores.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
-        attention = F.softmax(scores, dim=-1)
+        attention = F.softmax(scores, dim=self.softmax_dim)
         return attention @ v, attention
 
 
@@ -86,6 +87,10 @@ class _UnscaledHead(_Head):
 
 class _CausalHead(_Head):
     causal = True
+
+
+class _SoftmaxOverQueriesHead(_Head):
+    softmax_dim = -2  # (B, T queries, T keys): each key's column sums to 1
 
 
 class _Variant(MultiHeadAttention):
@@ -106,6 +111,16 @@ class _CausalMask(_Variant):
     head_type = _CausalHead
 
 
+class _SoftmaxOverQueries(_Variant):
+    head_type = _SoftmaxOverQueriesHead
+
+
+class _WeightsStackedLast(MultiHeadAttention):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        output, attention = super().forward(x)
+        return output, attention.permute(0, 2, 3, 1)  # (B, T, T, num_heads)
+
+
 VARIANTS = (
     WrongVariant(
         code="missing-scaling",
@@ -118,5 +133,17 @@ VARIANTS = (
         message="Your output matches causal (masked) attention: the heads of this exercise are "
         "bidirectional, every position attends to every position. Remove the mask.",
         entry=_CausalMask,
+    ),
+    WrongVariant(
+        code="softmax-over-queries",
+        message="Your output matches a softmax over the queries' axis (dim=1 of the (B, T, T) "
+        "scores): each query's weights must sum to 1 over the keys, the last axis (dim=-1).",
+        entry=_SoftmaxOverQueries,
+    ),
+    WrongVariant(
+        code="weights-stacked-last",
+        message="Your attention weights have the heads on the last axis, (B, T, T, num_heads): "
+        "stack the heads' weights along a new axis 1, so that they read (B, num_heads, T, T).",
+        entry=_WeightsStackedLast,
     ),
 )

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from grader.contract import Scalar
-from grader.variants import WeightProbe, WrongVariant
+from grader.variants import WeightProbe, WrongVariant, mask_fill_forms
 
 
 class MultiHeadedSelfAttention(nn.Module):
@@ -71,6 +71,8 @@ class MultiHeadedSelfAttention(nn.Module):
 class _Head(MultiHeadedSelfAttention.SingleHeadAttention):
     scaled = True
     causal = True
+    future_hidden = True  # False: the mask the wrong way round, the past and present hidden
+    mask_fill = float("-inf")
     softmax_dim = 2
 
     def forward(self, embedded: torch.Tensor) -> torch.Tensor:
@@ -82,7 +84,9 @@ class _Head(MultiHeadedSelfAttention.SingleHeadAttention):
             scores = scores / math.sqrt(k.shape[2])
         if self.causal:
             T = scores.shape[1]
-            scores = scores.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+            past_and_present = torch.tril(torch.ones(T, T)) == 1  # key <= query
+            hidden = ~past_and_present if self.future_hidden else past_and_present
+            scores = scores.masked_fill(hidden, self.mask_fill)
         return F.softmax(scores, dim=self.softmax_dim) @ v  # (B, T, head_size)
 
 
@@ -121,6 +125,17 @@ class _NoCausalMask(_Variant):
 
 class _SoftmaxOverQueries(_Variant):
     SingleHeadAttention = _SoftmaxOverQueriesHead
+
+
+def _mask_inverted(fill: float) -> type[_Variant]:
+    class InvertedMaskHead(_Head):
+        future_hidden = False
+        mask_fill = fill
+
+    class MaskInverted(_Variant):
+        SingleHeadAttention = InvertedMaskHead
+
+    return MaskInverted
 
 
 class _FullSizeHeads(MultiHeadedSelfAttention):
@@ -182,6 +197,13 @@ VARIANTS = (
         message="Your output matches attention without the causal mask: every position also "
         "attends to later ones. Fill the scores above the diagonal with -inf before the softmax.",
         entry=_NoCausalMask,
+    ),
+    *mask_fill_forms(
+        "mask-inverted",
+        "Your output matches the causal mask the wrong way round: it fills the scores on and "
+        "below the diagonal, so each position sees only the later ones (and the last one none "
+        "at all). Fill the scores above the diagonal, the later keys, with -inf instead.",
+        _mask_inverted,
     ),
     WrongVariant(
         code="full-size-heads",

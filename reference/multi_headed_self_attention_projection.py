@@ -46,6 +46,7 @@ class MultiHeadedSelfAttention(seed.MultiHeadedSelfAttention):
 _SEED_MISTAKES = (
     "missing-scaling",
     "no-causal-mask",
+    "mask-inverted",
     "softmax-over-queries",
     "rounded-to-2-decimals",
     "rounded-to-3-decimals",

@@ -27,15 +27,22 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def multi_head_attention(
-    x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray, w_o: np.ndarray
+    x: np.ndarray,
+    w_q: np.ndarray,
+    w_k: np.ndarray,
+    w_v: np.ndarray,
+    w_o: np.ndarray,
+    *,
+    softmax_axis: int = -1,
 ) -> np.ndarray:
-    """x (B, T, C); w_q, w_k, w_v (H, C, D); w_o (H * D, C). Returns (B, T, C)."""
+    """x (B, T, C); w_q, w_k, w_v (H, C, D); w_o (H * D, C). Returns (B, T, C).
+    (`softmax_axis` is there for the known mistake of another axis.)"""
     B, T, _ = x.shape
     H, _, D = w_q.shape
     x = x[:, np.newaxis]  # (B, 1, T, C): broadcasts over the heads
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # each (B, H, T, D)
     scores = q @ k.swapaxes(-1, -2) / math.sqrt(D)  # (B, H, T, T)
-    heads = softmax(scores) @ v  # (B, H, T, D)
+    heads = softmax(scores, axis=softmax_axis) @ v  # (B, H, T, D)
     concatenated = heads.transpose(0, 2, 1, 3).reshape(B, T, H * D)  # (B, T, H, D) -> (B, T, H*D)
     output: np.ndarray = concatenated @ w_o  # (B, T, C)
     return output
@@ -51,11 +58,23 @@ def _missing_scaling(
     return multi_head_attention(x, w_q * math.sqrt(w_q.shape[-1]), w_k, w_v, w_o)
 
 
+def _softmax_over_queries(
+    x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray, w_o: np.ndarray
+) -> np.ndarray:
+    return multi_head_attention(x, w_q, w_k, w_v, w_o, softmax_axis=-2)
+
+
 VARIANTS = (
     WrongVariant(
         code="missing-scaling",
         message="Your output matches attention without the 1/sqrt(D) scaling: divide the "
         "scores Q_h K_h^T by the square root of the head size D before the softmax.",
         entry=_missing_scaling,
+    ),
+    WrongVariant(
+        code="softmax-over-queries",
+        message="Your output matches a softmax over the queries' axis: each query's weights "
+        "must sum to 1 over the keys, the last axis of the scores (axis=-1).",
+        entry=_softmax_over_queries,
     ),
 )

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from grader.variants import WrongVariant
+from grader.variants import LARGE_NEGATIVE_FILL, WrongVariant
 
 
 class CausalSelfAttention(nn.Module):
@@ -168,6 +168,24 @@ class _MissingScaling(TransformerBlock):
         return _UnscaledAttention
 
 
+def _keep_on_queries(fill: float) -> type[TransformerBlock]:
+    """`keep` broadcast over the queries' axis: a padded query sees no key (filled with `fill`),
+    and real queries see the padding."""
+
+    class KeepOnQueriesAttention(CausalSelfAttention):
+        def attention_weights(self, scores: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+            keep_row = allowed[..., -1:, :]  # the last query's row: every kept key, (B, 1, 1, T)
+            causal = torch.ones_like(allowed[0, 0]).tril()  # (T, T)
+            on_queries = causal & keep_row.transpose(-1, -2)  # (B, 1, T, T)
+            return scores.masked_fill(~on_queries, fill).softmax(dim=-1)
+
+    class KeepOnQueries(TransformerBlock):
+        def attention_type(self) -> type[CausalSelfAttention]:
+            return KeepOnQueriesAttention
+
+    return KeepOnQueries
+
+
 class _ReluFeedForward(FeedForward):
     def activation(self, h: torch.Tensor) -> torch.Tensor:
         return F.relu(h)
@@ -218,6 +236,16 @@ VARIANTS = (
         "is False, no query of sequence b may attend to key s: set those scores to -inf before "
         "the softmax, as the causal mask does.",
         entry=_KeepIgnored,
+    ),
+    # Written with -inf, this mistake leaves the padded tokens NaN and the real ones right: no
+    # evidence of anything (`grader.diagnosis`). A large negative fill makes those rows uniform.
+    WrongVariant(
+        code="keep-on-queries",
+        message="Your output matches `keep` applied to the queries: each padded token attends to "
+        "no key at all (its row is filled everywhere), and the real tokens still attend to the "
+        "padding. keep[b, s] says whether key s of sequence b may be attended to: broadcast it "
+        "over the keys' axis, the last one of the scores, so that it masks columns, not rows.",
+        entry=_keep_on_queries(LARGE_NEGATIVE_FILL),
     ),
     WrongVariant(
         code="mask-after-softmax",

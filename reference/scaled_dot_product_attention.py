@@ -9,11 +9,12 @@ S the number of keys and values, d_k the query and key size, d_v the value size.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 
-from grader.variants import WrongVariant
+from grader.variants import WrongVariant, mask_fill_forms
 
 
 def scaled_dot_product(
@@ -34,30 +35,39 @@ def scaled_dot_product(
 
 
 # --- Known mistakes -------------------------------------------------------------------------
-# Each is the reference on changed arguments. The scaling mistakes rescale the query:
-# q * sqrt(d_k) cancels the scaling, and q / sqrt(d_k) doubles it into a division by d_k.
+# Each is the reference with one step changed, an `AttentionSteps` whose other steps are the
+# reference's; two of them pair up into the student who makes both mistakes.
 
 
-def _missing_scaling(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
-) -> tuple[torch.Tensor, torch.Tensor]:
-    return scaled_dot_product(q * math.sqrt(q.size(-1)), k, v, mask)
+class AttentionSteps(NamedTuple):
+    """The reference, step by step, each step changeable. The defaults are the reference's."""
+
+    scale_exponent: float = 0.5  # the scores are divided by d_k ** scale_exponent
+    # None: the mask is added to the scores. A fill: scores.masked_fill(mask == 0, fill), the
+    # mask read as 1 = keep: its zeros, the keys a query may see, get the fill; the keys it
+    # hides keep their scores (with -inf, the last query sees no key at all: NaN).
+    keep_mask_fill: float | None = None
+    softmax_dim: int = -1
+
+    def __call__(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        scores = q @ k.transpose(-1, -2) / q.size(-1) ** self.scale_exponent  # (..., T, S)
+        if mask is not None and self.keep_mask_fill is None:
+            scores = scores + mask
+        elif mask is not None:
+            scores = scores.masked_fill(mask == 0, self.keep_mask_fill)
+        attention = F.softmax(scores, dim=self.softmax_dim)
+        return attention @ v, attention
 
 
-def _scaled_by_d_k(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
-) -> tuple[torch.Tensor, torch.Tensor]:
-    return scaled_dot_product(q / math.sqrt(q.size(-1)), k, v, mask)
-
-
-def _boolean_keep_mask(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
-) -> tuple[torch.Tensor, torch.Tensor]:
-    # scores.masked_fill(mask == 0, -inf) reads the mask as 1 = keep: it removes exactly the
-    # scores the additive mask keeps (its zeros), as adding -inf there and 0 elsewhere would.
-    if mask is not None:
-        mask = torch.zeros_like(mask).masked_fill(mask == 0, float("-inf"))
-    return scaled_dot_product(q, k, v, mask)
+KEEP_MASK_MESSAGE = (
+    "Your output matches scores.masked_fill(mask == 0, ...), which reads the mask as 1 = keep: "
+    "whatever the fill (-inf, a large negative number or a tiny one), it replaces the scores of "
+    "the very keys each query may see and leaves those it must not see. This exercise's mask is "
+    "additive, 0 where a query may attend and -inf where it may not: add it to the scores, "
+    "scores + mask, before the softmax."
+)
 
 
 VARIANTS = (
@@ -65,20 +75,21 @@ VARIANTS = (
         code="missing-scaling",
         message="Your output matches attention without the 1/sqrt(d_k) scaling: divide the "
         "scores q @ k^T by math.sqrt(d_k), where d_k = q.size(-1), before the softmax.",
-        entry=_missing_scaling,
+        entry=AttentionSteps(scale_exponent=0.0),
     ),
     WrongVariant(
         code="scaled-by-d-k",
         message="Your output matches scores divided by d_k: divide them by the square root "
         "of d_k instead.",
-        entry=_scaled_by_d_k,
+        entry=AttentionSteps(scale_exponent=1.0),
     ),
     WrongVariant(
-        code="boolean-keep-mask",
-        message="Your output matches scores.masked_fill(mask == 0, -inf), which reads the mask "
-        "as 1 = keep: it removes the very keys each query may see (the last query then sees "
-        "none, hence NaN). This exercise's mask is additive, 0 where a query may attend and -inf "
-        "where it may not: add it to the scores, scores + mask, before the softmax.",
-        entry=_boolean_keep_mask,
+        code="softmax-over-queries",
+        message="Your output matches a softmax over the queries' axis (dim=-2): each query's "
+        "weights must sum to 1 over the keys, the last axis (dim=-1).",
+        entry=AttentionSteps(softmax_dim=-2),
+    ),
+    *mask_fill_forms(
+        "boolean-keep-mask", KEEP_MASK_MESSAGE, lambda fill: AttentionSteps(keep_mask_fill=fill)
     ),
 )

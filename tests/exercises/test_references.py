@@ -287,6 +287,9 @@ _CACHE_MISTAKES = (
 SHOWN_ONLY_WHERE: dict[tuple[str, str], Callable[[TestCaseSpec], bool]] = {
     ("scaled-dot-product-attention", "boolean-keep-mask"): passes_a_mask,
     ("pre-norm-transformer-block", "keep-mask-ignored"): passes_a_mask,
+    ("pre-norm-transformer-block", "keep-on-queries"): passes_a_mask,
+    ("fused-qkv-attention", "boolean-keep-mask"): passes_a_mask,
+    ("fused-qkv-attention", "mask-ignored"): passes_a_mask,
     ("feed-forward", "dropout-misplaced"): in_train_mode,
     ("feed-forward", "keep-probability"): in_train_mode,
     ("feed-forward", "dropout-in-eval"): lambda test: not in_train_mode(test),

@@ -247,3 +247,9 @@ def test_a_run_that_stops_before_its_first_test_is_grouped_too() -> None:
     execution = Execution(Termination.TIMEOUT, {}, detail="used up its 10 s of CPU")
     report = judge(plan(), execution, HiddenRun(first_sets(), execution))
     assert behaviour_of(report).facts == ["runs out of time"]
+
+
+def test_a_single_value_that_differs_is_told() -> None:
+    """A loss is one value: it differs, nowhere in particular (no axis to name a region on)."""
+    want = np.array(2.5, dtype=np.float32)
+    assert facts_of(np.array(3.1, dtype=np.float32), want) == ["differs everywhere"]

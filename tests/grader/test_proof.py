@@ -12,11 +12,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 import reference
 from grader import cli
 from grader.catalog import Catalog
 from grader.proof import MIN_SOLUTIONS
+from grader.proof_files import MistakeSpec
 from grader.settings import GraderSettings
 from grader.spec import load_exercise
 
@@ -33,7 +35,7 @@ MISTAKES = {
     "boolean_keep_mask": "boolean-keep-mask",
     "missing_scaling": "missing-scaling",
     "scaled_by_d_k": "scaled-by-d-k",
-    "softmax_over_queries": None,
+    "softmax_over_queries": "softmax-over-queries",
 }
 
 Run = Callable[..., tuple[int, str, str]]
@@ -144,7 +146,8 @@ def test_each_problem_gets_a_line_naming_its_file(exercises: Path, run: Run) -> 
     assert found[4].startswith(
         f"{where}/mistakes/scaled_by_d_k.py: gets diagnosis scaled-by-d-k, mistakes.toml "
         "declares missing-scaling (this exercise's codes: boolean-keep-mask, gradient-mismatch, "
-        "missing-scaling, no-autograd-graph, not-allowed, numerically-unstable, scaled-by-d-k)"
+        "missing-scaling, no-autograd-graph, not-allowed, numerically-unstable, scaled-by-d-k, "
+        "softmax-over-queries)"
     )
     assert len(found) == 5
     warnings = [line for line in out.splitlines() if line.startswith("warning ")]
@@ -257,3 +260,11 @@ def test_an_unfilled_skeleton_fails_with_what_to_fill_in(
     spec = tomllib.loads((exercises / "causal-attention" / "exercise.toml").read_text())
     assert spec["allowed_imports"] == ["torch", "numpy"]
     assert code == 1
+
+
+def test_also_declares_the_other_of_two_mistakes_made_together() -> None:
+    both = MistakeSpec(description="two at once", diagnosis="missing-scaling", also="no-mask")
+    assert both.diagnoses == ["missing-scaling", "no-mask"]
+    for alone in ({"also": "no-mask"}, {"diagnosis": "no-mask", "also": "no-mask"}):
+        with pytest.raises(ValidationError):
+            MistakeSpec.model_validate({"description": "one", **alone})
