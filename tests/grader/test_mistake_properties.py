@@ -29,7 +29,12 @@ def causal(report: Report) -> PropertyCheck:
 
 
 def breaks(code: str) -> set[tuple[Property, ...]]:
-    return {mistake.breaks for mistake in plan().mistakes if mistake.code == code}
+    """What the known mistake of this code breaks made alone (not in a pair)."""
+    return {
+        mistake.breaks
+        for mistake in plan().mistakes
+        if mistake.code == code and mistake.partner is None
+    }
 
 
 def test_the_plan_knows_which_properties_each_known_mistake_breaks() -> None:
