@@ -19,6 +19,9 @@ import torch
 from grader.backprop import backpropagate
 from grader.contract import (
     FORWARD,
+    MISSING_PARAMETERS,
+    SHAPE_ASKED,
+    UNEXPECTED_PARAMETERS,
     Call,
     CallOutcome,
     Gradients,
@@ -253,9 +256,9 @@ def _check_parameter_layout(own: dict[str, torch.nn.Parameter], wanted: dict[str
     if missing or unexpected:
         parts = []
         if missing:
-            parts.append(f"missing parameters {', '.join(missing)}")
+            parts.append(f"{MISSING_PARAMETERS} {', '.join(missing)}")
         if unexpected:
-            parts.append(f"unexpected parameters {', '.join(unexpected)}")
+            parts.append(f"{UNEXPECTED_PARAMETERS} {', '.join(unexpected)}")
         raise ContractError(
             "the grader loads its weights by name, as the statement lays them out: "
             + "; ".join(parts)
@@ -263,8 +266,7 @@ def _check_parameter_layout(own: dict[str, torch.nn.Parameter], wanted: dict[str
     for name, value in wanted.items():
         if tuple(own[name].shape) != value.shape:
             raise ContractError(
-                f"parameter {name} has shape {tuple(own[name].shape)}, "
-                f"the statement asks for {value.shape}"
+                f"parameter {name} has shape {tuple(own[name].shape)}, {SHAPE_ASKED} {value.shape}"
             )
 
 

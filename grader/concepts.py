@@ -28,4 +28,6 @@ CONCEPTS: dict[str, str] = {
     "optimisation": "the optimizer's update: moments, bias correction, weight decay, clipping",
     "caching": "a key/value cache across decoding steps",
     "rounding": "the precision the output is asked for",
+    "tensors": "tensor shapes, axes and dtypes: products, broadcasting, joins, indexing, views",
+    "layer-sizes": "the sizes each layer is made with, as the statement lays them out",
 }

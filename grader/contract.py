@@ -168,6 +168,13 @@ class RaisedError:
     contract: bool = False
 
 
+# How a contract error names parameters laid out otherwise than the statement's (the grader
+# loads its weights by name): what the trusted side recognises them by.
+MISSING_PARAMETERS = "missing parameters"
+UNEXPECTED_PARAMETERS = "unexpected parameters"
+SHAPE_ASKED = "the statement asks for"
+
+
 @dataclass(frozen=True)
 class ParameterGradient:
     """One registered parameter of a module, after the backward pass."""

@@ -95,6 +95,18 @@ _CONCEPTS_OF_CODE: dict[str, tuple[str, ...]] = {
     "unexpected-parameters": ("parameter-registration",),
     "frozen-parameters": ("parameter-registration", "gradient-flow"),
     "numerically-unstable": ("numerical-stability",),
+    # Errors every beginner meets (grader.error_findings).
+    "float-size": ("tensors",),
+    "matmul-sizes": ("tensors",),
+    "sizes-do-not-broadcast": ("tensors",),
+    "cat-sizes": ("tensors",),
+    "axis-out-of-range": ("tensors",),
+    "index-out-of-bounds": ("tensors",),
+    "view-of-transposed": ("tensors",),
+    "reshape-sizes": ("tensors",),
+    "float64-mixed-in": ("tensors",),
+    "parameters-named-otherwise": ("parameter-registration",),
+    "layer-sizes": ("layer-sizes",),
 }
 
 

@@ -1,9 +1,9 @@
 """The first submission is taught too: plain findings, said once, before any named mistake.
 
 Every student's first submission meets one of these: the starter handed back as it was given,
-or an entry point that returns None, a value of the wrong type or an output of the wrong shape
-(`grader.output_contract`). Each per-test row keeps its short message; the finding says the
-fact once, with what to do about it.
+or an entry point that returns None, a value of the wrong type, an output of the wrong shape
+(`grader.output_contract`) or an error every beginner meets (`grader.error_findings`). Each
+per-test row keeps its short message; the finding says the fact once, with what to do about it.
 
 A starter is recognised by its code, comments, blank lines and spacing aside: a student who only
 edited its comments has still changed nothing. The source is compared token by token and the
@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import zip_longest
 
 from grader.contract import CallOutcome
+from grader.error_findings import error_findings
 from grader.output_contract import output_findings
 from grader.plan import ExercisePlan, TestPlan
 from grader.report import Finding
@@ -50,7 +51,7 @@ def plain_findings(
         tests = [test.spec.name for test in failing]
         return [Finding(code=STARTER_CODE, message=starter_message(exercise.starter), tests=tests)]
     explained = {test for finding in diagnosis for test in finding.tests}
-    return output_findings(plan, outcomes, explained)
+    return output_findings(plan, outcomes, explained) + error_findings(plan, outcomes)
 
 
 def is_starter(source: str, starter: str) -> bool:

@@ -5,6 +5,7 @@ import pytest
 from grader.catalog import Catalog
 from grader.concepts import CONCEPTS
 from grader.diagnosis import WEIGHTS_CODE
+from grader.error_findings import KNOWN_ERRORS
 from grader.finding_concepts import concepts_of, known_codes, tagged
 from grader.first_submission import STARTER_CODE
 from grader.judge import NOT_ALLOWED_CODE
@@ -16,13 +17,14 @@ from grader.trainability import TRAINABILITY_CODES
 
 # The output contract's codes: any exercise gives them to a first submission.
 OUTPUT_CONTRACT_CODES = {STARTER_CODE, RETURNS_NONE, WRONG_TYPE, WRONG_SHAPE}
+KNOWN_ERROR_CODES = {known.code for known in KNOWN_ERRORS}
 
 
 def exercise_codes() -> dict[str, list[str]]:
     """What every exercise of the catalog can diagnose, with the concepts each finding gets:
     its reference's variants (an exported one's own concepts, else its code's) and weight probe,
     and what every exercise can give."""
-    codes = {NOT_ALLOWED_CODE, *TRAINABILITY_CODES, *OUTPUT_CONTRACT_CODES}
+    codes = {NOT_ALLOWED_CODE, *TRAINABILITY_CODES, *OUTPUT_CONTRACT_CODES, *KNOWN_ERROR_CODES}
     concepts = {code: concepts_of(code) for code in codes}
     for exercise in Catalog.from_folder(GraderSettings().exercises_dir):
         reference = Reference.load(exercise)
