@@ -101,9 +101,9 @@ def test_every_concept_figure_equals_a_recount_from_the_reports(seeded: Seeded) 
         assert curve.exercises == expected["exercises"].get(curve.concept, {}), curve.concept
         assert curve.description == CONCEPTS[curve.concept]
     assert {curve.concept for curve in figures.concepts} == set(CONCEPTS)
-    # Not trivially equal: concepts rise as exercises are handed out and fall as mistakes are
-    # fixed, and some are held in more than one exercise.
-    assert any(max(curve.weekly) > curve.students > 0 for curve in figures.concepts)
+    # Not trivially equal: concepts rise as exercises are handed out, and some are held in more
+    # than one exercise. (One falling as mistakes are fixed: test_staff_api's figures.)
+    assert any(curve.students > curve.weekly[0] for curve in figures.concepts)
     assert any(len(curve.exercises) > 1 for curve in figures.concepts)
     students = [curve.students for curve in figures.concepts]
     assert students == sorted(students, reverse=True)
