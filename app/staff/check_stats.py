@@ -12,6 +12,7 @@ from sqlalchemy import ColumnElement, distinct, exists, func, select
 from sqlalchemy.orm import Session
 
 from app.core.models import Submission
+from app.courses.mistakes import course_mistakes
 from app.grading.models import OutcomeKind, ReportOutcome
 from app.staff.mistakes import known_mistakes
 from app.staff.schemas import (
@@ -91,7 +92,7 @@ def misconceptions(session: Session, course_id: int, exercise: Exercise) -> Misc
         failing_students=failing.students,
         failing_submissions=failing.submissions,
         known=_known(
-            known_mistakes(exercise),
+            known_mistakes(exercise) | course_mistakes(session, course_id, slug),
             {row.name: (row.students, row.submissions) for row in found},
             failing.students,
         ),
