@@ -9,6 +9,9 @@ holds of one is dropped here too (a test the exercise does not show, an excerpt 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from sqlalchemy import ColumnElement, Row, desc, distinct, exists, func, select
 from sqlalchemy.orm import Session, aliased
 
@@ -25,8 +28,12 @@ from grader.spec import Exercise, Visibility
 
 MAX_CLUSTERS = 12
 EXAMPLES = 3
+# The newest submissions of a group its examples are drawn from, one per student.
+_EXAMPLES_FROM = 30
 
 _behaviour = aliased(ReportOutcome, name="behaviour")
+# A submission shown as an example: id, student, source, report.
+_Example = Row[str, str | None, str, dict[str, Any] | None]
 
 
 def undiagnosed() -> ColumnElement[bool]:
@@ -81,12 +88,13 @@ def _cluster(
 ) -> Cluster:
     """The group of `exercise_clusters`' row (key, students, submissions)."""
     visible = {test.name for test in exercise.spec.tests if test.visibility is Visibility.VISIBLE}
-    rows = session.execute(
+    newest = session.execute(
         select(Submission.id, Submission.student_id, Submission.source, Submission.report)
         .where(*unexplained(course_id, exercise.spec.slug), behaving(group.key))
         .order_by(Submission.id.desc())
-        .limit(EXAMPLES)
+        .limit(_EXAMPLES_FROM)
     ).all()
+    rows = _one_per_student(newest)[:EXAMPLES]
     reports = [Report.model_validate(row.report) for row in rows]
     behaviour = reports[0].behaviour
     assert behaviour is not None  # a row of kind BEHAVIOUR is written from it
@@ -123,3 +131,15 @@ def named(mistake: CourseMistake) -> NamedMistake:
         student_message=student_message(mistake),
         created_at=mistake.created_at,
     )
+
+
+def _one_per_student(rows: Sequence[_Example]) -> list[_Example]:
+    """Each student's first row (every row without a student)."""
+    seen: set[str] = set()
+    kept = []
+    for row in rows:
+        student = row.student_id
+        if student is None or student not in seen:
+            kept.append(row)
+            seen.add(student or "")
+    return kept
