@@ -183,14 +183,14 @@ def _first(where: np.ndarray, got: np.ndarray, want: np.ndarray, dtype: np.dtype
     return Mismatch(index, shortest(want[index], dtype), shortest(got[index], dtype))
 
 
-def agreement(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def agreement(first: np.ndarray, second: np.ndarray, decimals: int = DECIMALS) -> np.ndarray:
     """Elementwise: whether each value of `first` agrees with `second`'s at the same index, as
     `compare_arrays` judges it (one pass, for property checks that locate what moved). The arrays
     must have one shape: they are never broadcast."""
     if first.shape != second.shape:
         raise ValueError(f"arrays of shapes {first.shape} and {second.shape} are not compared")
     with np.errstate(all="ignore"):
-        return _agreement(first.astype(np.float64), second.astype(np.float64))
+        return _agreement(first.astype(np.float64), second.astype(np.float64), decimals)
 
 
 def agree(first: np.ndarray, second: np.ndarray) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from grader.behaviour import with_behaviour
 from grader.compare import Comparison, compare_outputs
 from grader.contract import CallOutcome, Execution, RaisedError, Termination
 from grader.diagnosis import diagnose
@@ -119,6 +120,7 @@ def judge(
         diagnosis=diagnosis + trainability.findings,
         properties=properties + trainability.properties,
     )
+    report = with_behaviour(report, plan, visible.outcomes)
     if trainability.findings and not scored:
         codes = ", ".join(finding.code for finding in trainability.findings)
         message = f"{report.message}; but it does not train as the reference does ({codes})"

@@ -11,6 +11,13 @@ under its name with what it gets wrong and the one diagnosis it must get, if any
     description = "head size attention_dim / num_heads, a float: nn.Linear raises"
     # no diagnosis: it must fail, and get none
 
+    [heads_reversed]
+    description = "the heads concatenated last to first"
+    diagnosis = "heads-reversed"
+    variant = { message = "Your heads come out last to first", concepts = ["head-split-merge"] }
+    # the file is itself a known-wrong variant (as staff export a group they named): the
+    # reference adds its entry point to its variants, with this message (`grader.reference`)
+
 The declarations are validated like the spec: a malformed mistakes.toml is an invalid exercise
 folder (ExerciseDefinitionError); a file without a declaration, or a declaration without a file,
 is a problem for `autograder check-exercise` to report (`ProofFiles.undeclared`, `.orphans`).
@@ -23,8 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, model_validator
 
+from grader.concepts import CONCEPTS
 from grader.errors import DefinitionProblem, ExerciseDefinitionError
 from grader.spec import validation_problems
 
@@ -32,9 +40,28 @@ MISTAKES_FILE = "mistakes.toml"
 DiagnosisCode = Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
 
 
+class ExportedVariant(BaseModel):
+    """A mistake file that is itself a known-wrong variant: what a student who makes it is told,
+    and the concepts the mistake is about."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    message: str = Field(min_length=1, max_length=600)
+    concepts: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _known_concepts(self) -> ExportedVariant:
+        unknown = [concept for concept in self.concepts if concept not in CONCEPTS]
+        if unknown:
+            raise ValueError(f"unknown concepts {unknown}: use those of grader.concepts")
+        return self
+
+
 class MistakeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # The file is itself a known-wrong variant, of the code `diagnosis` (`grader.reference`).
+    variant: ExportedVariant | None = None
     description: str = Field(min_length=1, max_length=160)
     diagnosis: DiagnosisCode | None = None
 
@@ -69,7 +96,7 @@ class ProofFiles:
 def load_proof_files(folder: Path) -> ProofFiles:
     """Read an exercise folder's solutions and mistakes; raise ExerciseDefinitionError when
     mistakes.toml or a file can't be read or doesn't validate."""
-    declarations = _declarations(folder / "mistakes" / MISTAKES_FILE)
+    declarations = mistake_declarations(folder)
     mistake_paths = _python_files(folder / "mistakes")
     names = {path.stem for path in mistake_paths}
     return ProofFiles(
@@ -86,7 +113,10 @@ def load_proof_files(folder: Path) -> ProofFiles:
     )
 
 
-def _declarations(path: Path) -> dict[str, MistakeSpec]:
+def mistake_declarations(folder: Path) -> dict[str, MistakeSpec]:
+    """An exercise folder's `mistakes/mistakes.toml`, by name; raise ExerciseDefinitionError
+    where it can't be read or doesn't validate."""
+    path = folder / "mistakes" / MISTAKES_FILE
     if not path.exists():
         return {}
     try:

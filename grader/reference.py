@@ -16,6 +16,7 @@ from grader.call_execution import run_call
 from grader.contract import Call, Gradients, Job, OutputValue, Scalar
 from grader.errors import DefinitionProblem, ExerciseDefinitionError, ReferenceFailure
 from grader.inputs import draw_parameters
+from grader.proof_files import mistake_declarations
 from grader.spec import EntryKind, Exercise, module_path
 from grader.variants import WeightProbe, WrongVariant
 
@@ -49,7 +50,7 @@ class Reference:
             module=spec.reference,
             entry=entries[spec.entry_point],
             entries=entries,
-            variants=tuple(getattr(module, "VARIANTS", ())),
+            variants=(*getattr(module, "VARIANTS", ()), *_exported_variants(exercise)),
             # Only a module has weights to load by name: a function's probe would mean nothing.
             weight_probe=(
                 getattr(module, "WEIGHT_PROBE", None) if spec.kind is EntryKind.MODULE else None
@@ -82,6 +83,28 @@ class Reference:
                 self.module, "weights", "an nn.Module reference for grader-drawn weights"
             )
         return draw_parameters(module, seed)
+
+
+def _exported_variants(exercise: Exercise) -> list[WrongVariant]:
+    """The files of the exercise's `mistakes/` declared as variants (`grader.proof_files`): each
+    one's entry point, loaded as the reference is, trusted as the folder it came with."""
+    spec, found = exercise.spec, []
+    for name, declared in mistake_declarations(exercise.folder).items():
+        if declared.variant is None:
+            continue
+        where = f"mistakes.{name}"
+        if not isinstance(declared.diagnosis, str):
+            raise _definition_error(where, "diagnosis", "the one code of the variant it declares")
+        entry = getattr(
+            _execute(where, exercise.folder / "mistakes" / f"{name}.py"), spec.entry_point, None
+        )
+        if entry is None:
+            raise _definition_error(where, spec.entry_point, "defined: the entry point")
+        variant = declared.variant
+        found.append(
+            WrongVariant(declared.diagnosis, variant.message, entry, concepts=variant.concepts)
+        )
+    return found
 
 
 def run_trusted(

@@ -7,7 +7,8 @@ A reference module in `reference/` defines the exercise's entry point under the 
         known-wrong versions of the entry point (or, with `of`, of another entry point the
         exercise names); a failing output that equals one of them gets that variant's
         message. Variants may share a code (and its message), for one mistake written two
-        ways: the student gets one finding.
+        ways: the student gets one finding. A file of the exercise's `mistakes/` that its
+        mistakes.toml declares with `variant =` joins them (`grader.proof_files`).
     WEIGHT_PROBE: WeightProbe
         reference weights to load into the submission by name suffix; if the submission then
         matches the reference, its math is right and only its weights differed.
@@ -30,6 +31,8 @@ class WrongVariant:
     entry: object  # a class or function with the entry point's signature
     # The entry point it is a wrong version of (an exercise's `entries`); None: the main one.
     of: str | None = None
+    # The knowledge components it is about (`grader.concepts`); none: those of its code.
+    concepts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -132,6 +132,20 @@ def test_a_student_sees_the_same_report_under_any_secret_but_hidden_bits(
     assert view(reports[0]) == view(reports[1]) == view(reports[2])
 
 
+# No known mistake explains it: staff group it by its behaviour.
+POSITIONS_REVERSED = CORRECT.replace("return scores @ v", "return torch.flip(scores @ v, dims=[1])")
+
+
+@pytest.mark.parametrize("source", [POSITIONS_REVERSED, LEAKY], ids=["unexplained", "leaky"])
+def test_a_wrong_answer_s_behaviour_is_the_same_under_any_secret(
+    graders: tuple[Grader, Grader], source: str
+) -> None:
+    first, second = graders
+    behaviours = [grader.grade(SEED, source).behaviour for grader in (first, first, second)]
+    assert behaviours[0] is not None and behaviours[0].facts
+    assert behaviours[0] == behaviours[1] == behaviours[2]
+
+
 def test_a_hidden_run_shows_one_bit_per_test(graders: tuple[Grader, Grader]) -> None:
     grader, _ = graders
     report = grader.grade(SEED, LEAKY)
