@@ -8,10 +8,10 @@ whose solution behaves so.
 
 from __future__ import annotations
 
-import hashlib
 import random
 from enum import StrEnum
 
+from grader.behaviour import ALL_VISIBLE_PASS, behaviour_key
 from grader.report import Behaviour, OutputExcerpt
 from grader.spec import Exercise, Property, Visibility
 
@@ -27,11 +27,12 @@ class Unexplained(StrEnum):
     CRASH = "crash"  # raises on the tests it fails
 
 
+# As grader.behaviour words them.
 _FACTS = {
-    Unexplained.EDGE: ["every visible test passes; only hidden tests fail"],
-    Unexplained.SCALED: ["{output}: the reference's, scaled by 0.5"],
-    Unexplained.BATCH_MIXED: ["{output}: differs where the batch has more than one item"],
-    Unexplained.CRASH: ["raised RuntimeError: a reshape to a size that does not fit"],
+    Unexplained.EDGE: [ALL_VISIBLE_PASS],
+    Unexplained.SCALED: ["{output}: is the reference's scaled by 0.5"],
+    Unexplained.BATCH_MIXED: ["{output}: matches only at the first index of axis 0"],
+    Unexplained.CRASH: ["raises RuntimeError"],
 }
 
 
@@ -47,17 +48,12 @@ def behaviour_of(
     ]
     properties = sorted(prop.value for prop in broken)
     return Behaviour(
-        key=_key(facts, failing, properties),
+        key=behaviour_key(facts, failing, properties),
         facts=facts,
         failing_tests=failing,
         broken_properties=properties,
         excerpts=_excerpts(exercise, kind, failing[:1], output),
     )
-
-
-def _key(facts: list[str], tests: list[str], properties: list[str]) -> str:
-    text = "\n".join([*sorted(facts), "", *tests, "", *properties])
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _excerpts(

@@ -110,7 +110,7 @@ def test_unexplained_wrong_answers_are_grouped_by_behaviour_most_students_first(
     groups = answer["clusters"]
     assert [(g["students"], g["submissions"]) for g in groups] == [(3, 4), (1, 1)]
     scaled = groups[0]
-    assert scaled["facts"] == ["output: the reference's, scaled by 0.5"]
+    assert scaled["facts"] == ["output: is the reference's scaled by 0.5"]
     assert len(scaled["examples"]) == 3
     example = scaled["examples"][-1]
     assert example["source"] == "def halved(): ...\n" and example["student_id"] == "ada"
