@@ -11,12 +11,17 @@ from typing import Any
 
 from app_support import CORRECT, SEED, FakeSandbox, load_submission, store_submission
 from pydantic import SecretStr
+from sqlalchemy import func, select
 
 from app.core.db import Database
+from app.core.models import DEFAULT_COURSE_ID, Submission
 from app.core.settings import AppSettings
 from app.courses.registry import course_named
 from app.grading.job import GradingContext, grade_submission
-from app.outbox.webhooks import record_delivery
+from app.outbox.webhooks import record_delivery, record_regraded
+from app.regrades import service
+from app.regrades.models import PastReport
+from app.regrades.runner import RegradeRunner, Step
 from app.staff.cluster_schemas import NameMistakeBody
 from app.staff.clusters import exercise_clusters
 from app.staff.naming import name_mistake
@@ -58,12 +63,12 @@ def graded(context: GradingContext, course: str, student: str, source: str) -> R
     return Report.model_validate(report)
 
 
-def name(context: GradingContext, catalog: Catalog, key: str) -> int:
-    """Names the group of `key` in ml-101; returns how many past reports got it."""
+def name(context: GradingContext, catalog: Catalog, key: str, course: str = "ml-101") -> int:
+    """Names the group of `key` in the course; returns how many past reports got it."""
     with context.database.session() as session:
-        course = course_named(session, "ml-101")
+        named_in = course_named(session, course)
         body = NameMistakeBody.model_validate({**NAME, "behaviour_key": key})
-        return name_mistake(session, course, catalog.get(SEED), body).rediagnosed
+        return name_mistake(session, named_in, catalog.get(SEED), body).rediagnosed
 
 
 def test_a_new_submission_gets_the_mistake_its_course_named(
@@ -82,6 +87,26 @@ def test_a_new_submission_gets_the_mistake_its_course_named(
     assert (again.status, again.score) == (first.status, first.score)
     assert graded(context, "ml-101", "cy", HALVED).diagnosis == []  # another behaviour
     assert graded(context, "cv-202", "ada", REVERSED).diagnosis == []  # another course
+
+
+def test_a_regrade_keeps_the_mistake_its_course_named(
+    database: Database, grader: Grader, catalog: Catalog, tmp_path: Path
+) -> None:
+    context = context_of(database, grader, tmp_path)
+    first = graded(context, "default", "ada", REVERSED)
+    assert first.behaviour is not None
+    name(context, catalog, first.behaviour.key, "default")
+    with database.session() as session:
+        regrade = service.request(
+            session, DEFAULT_COURSE_ID, SEED, first.exercise_version, None, None
+        )
+    stepped = RegradeRunner(context, on_regraded=[record_regraded])
+    assert [stepped.step(), stepped.step()] == [Step.GRADED, Step.FINISHED]
+    with database.session() as session:
+        [row] = session.scalars(select(Submission)).all()
+        assert [one.code for one in Report.model_validate(row.report).diagnosis] == [NAME["code"]]
+        assert session.scalar(select(func.count()).select_from(PastReport)) == 1
+    assert regrade.regrade.total == 1
 
 
 def view(context: GradingContext, catalog: Catalog) -> dict[str, Any]:
