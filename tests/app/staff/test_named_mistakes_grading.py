@@ -97,9 +97,8 @@ def test_a_regrade_keeps_the_mistake_its_course_named(
     assert first.behaviour is not None
     name(context, catalog, first.behaviour.key, "default")
     with database.session() as session:
-        regrade = service.request(
-            session, DEFAULT_COURSE_ID, SEED, first.exercise_version, None, None
-        )
+        version = catalog.get(SEED).version
+        regrade = service.request(session, DEFAULT_COURSE_ID, SEED, version, None, None)
     stepped = RegradeRunner(context, on_regraded=[record_regraded])
     assert [stepped.step(), stepped.step()] == [Step.GRADED, Step.FINISHED]
     with database.session() as session:
