@@ -82,6 +82,8 @@ export function courseApi(course) {
     regrades: (slug) => json(`${base}/regrades?${new URLSearchParams({ exercise: slug })}`),
     regrade: (id) => json(`${base}/regrades/${encodeURIComponent(id)}`),
     gradebook: () => send(`${base}/gradebook.csv`, { headers: { Accept: "text/csv" } }),
+    clusters: (slug) => json(`${exercise(slug)}/clusters`),
+    nameMistake: (slug, body) => json(`${exercise(slug)}/mistakes`, withBody("POST", body)),
     exportZip: (slug) => send(`${exercise(slug)}/export.zip`, { headers: { Accept: "application/zip" } }),
   };
 }
