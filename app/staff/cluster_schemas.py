@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from app.staff import cluster_examples
 from grader.concepts import CONCEPTS
 from grader.report import OutputExcerpt
 
@@ -53,6 +54,8 @@ class NamedMistake(BaseModel):
 
 
 class ExerciseClusters(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [cluster_examples.EXERCISE_CLUSTERS]})
+
     course: str
     exercise: str
     unexplained_students: int = Field(
@@ -78,6 +81,8 @@ class NameMistakeBody(BaseModel):
 
 
 class Named(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [cluster_examples.NAMED]})
+
     mistake: NamedMistake
     rediagnosed: int = Field(
         description="past submissions that now carry it as their finding (scores unchanged)"
