@@ -66,17 +66,21 @@ def test_figures(session: Session, course_id: int, exercise: Exercise) -> list[T
     ]
 
 
-def misconceptions(session: Session, course_id: int, exercise: Exercise) -> Misconceptions:
-    slug = exercise.spec.slug
-    undiagnosed = ~exists().where(
+def undiagnosed() -> ColumnElement[bool]:
+    """The submission's report names no mistake."""
+    return ~exists().where(
         ReportOutcome.submission_id == Submission.id, ReportOutcome.kind == OutcomeKind.FINDING
     )
+
+
+def misconceptions(session: Session, course_id: int, exercise: Exercise) -> Misconceptions:
+    slug = exercise.spec.slug
     failing = session.execute(
         select(
             func.count().label("submissions"),
             students_where(FAILING).label("students"),
-            count_where(undiagnosed).label("unknown_submissions"),
-            students_where(undiagnosed).label("unknown_students"),
+            count_where(undiagnosed()).label("unknown_submissions"),
+            students_where(undiagnosed()).label("unknown_students"),
         ).where(graded(course_id, slug), FAILING)
     ).one()
     found = session.execute(

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, desc, distinct, exists, func, select
+from sqlalchemy import ColumnElement, Row, desc, distinct, func, select
 from sqlalchemy.orm import Session, aliased
 
 from app.core.models import Course, Submission
 from app.courses.mistakes import named_mistakes, student_message
 from app.courses.models import CourseMistake
 from app.grading.models import OutcomeKind, ReportOutcome
-from app.staff.check_stats import FAILING
+from app.staff.check_stats import FAILING, undiagnosed
 from app.staff.cluster_schemas import Cluster, ClusterExample, ExerciseClusters, NamedMistake
 from app.staff.scores import graded, students_where
 from grader.concepts import CONCEPTS
@@ -36,14 +36,7 @@ _behaviour = aliased(ReportOutcome, name="behaviour")
 _Example = Row[str, str | None, str, dict[str, Any] | None]
 
 
-def undiagnosed() -> ColumnElement[bool]:
-    """The submission's report names no mistake."""
-    return ~exists().where(
-        ReportOutcome.submission_id == Submission.id, ReportOutcome.kind == OutcomeKind.FINDING
-    )
-
-
-def unexplained(course_id: int, slug: str) -> list[ColumnElement[bool]]:
+def unexplained_submissions(course_id: int, slug: str) -> list[ColumnElement[bool]]:
     """The exercise's failing submissions that no mistake explains, joined to their behaviour."""
     return [
         graded(course_id, slug),
@@ -55,7 +48,7 @@ def unexplained(course_id: int, slug: str) -> list[ColumnElement[bool]]:
 
 
 def behaving(key: str) -> ColumnElement[bool]:
-    """Of `unexplained`'s rows: those of this behaviour."""
+    """Of `unexplained_submissions`' rows: those of this behaviour."""
     return _behaviour.name == key
 
 
@@ -67,12 +60,14 @@ def exercise_clusters(session: Session, course: Course, exercise: Exercise) -> E
             students_where(FAILING).label("students"),
             func.count(distinct(Submission.id)).label("submissions"),
         )
-        .where(*unexplained(course.id, slug))
+        .where(*unexplained_submissions(course.id, slug))
         .group_by(_behaviour.name)
         .order_by(desc("students"), desc("submissions"), "key")
         .limit(MAX_CLUSTERS)
     ).all()
-    students = session.scalar(select(students_where(FAILING)).where(*unexplained(course.id, slug)))
+    students = session.scalar(
+        select(students_where(FAILING)).where(*unexplained_submissions(course.id, slug))
+    )
     return ExerciseClusters(
         course=course.slug,
         exercise=slug,
@@ -90,7 +85,7 @@ def _cluster(
     visible = {test.name for test in exercise.spec.tests if test.visibility is Visibility.VISIBLE}
     newest = session.execute(
         select(Submission.id, Submission.student_id, Submission.source, Submission.report)
-        .where(*unexplained(course_id, exercise.spec.slug), behaving(group.key))
+        .where(*unexplained_submissions(course_id, exercise.spec.slug), behaving(group.key))
         .order_by(Submission.id.desc())
         .limit(_EXAMPLES_FROM)
     ).all()

@@ -20,8 +20,7 @@ from app.courses.mistakes import diagnosed, named_mistakes, unexplained
 from app.courses.models import CourseMistake
 from app.grading.report_store import replace_outcomes
 from app.staff.cluster_schemas import Named, NameMistakeBody
-from app.staff.clusters import behaving, named
-from app.staff.clusters import unexplained as unexplained_rows
+from app.staff.clusters import behaving, named, unexplained_submissions
 from app.staff.mistakes import known_mistakes
 from grader.report import Report
 from grader.spec import Exercise
@@ -34,7 +33,7 @@ def name_mistake(
     _check_free(session, course.id, exercise, body)
     past = session.scalars(
         select(Submission)
-        .where(*unexplained_rows(course.id, slug), behaving(body.behaviour_key))
+        .where(*unexplained_submissions(course.id, slug), behaving(body.behaviour_key))
         .order_by(Submission.id)
         .with_for_update(of=Submission)
     ).all()
