@@ -20,7 +20,7 @@ import numpy as np
 
 from grader.compare import agreement, shortest
 from grader.contract import CallOutcome, OutputValue
-from grader.output_facts import output_facts
+from grader.output_facts import output_facts, plain_label
 from grader.plan import ExercisePlan, TestPlan
 from grader.report import (
     Behaviour,
@@ -51,11 +51,11 @@ _STOPPED = {
 def with_behaviour(
     report: Report, plan: ExercisePlan, outcomes: Mapping[str, CallOutcome]
 ) -> Report:
-    """The report with its behaviour where it failed and its visible tests ran (`outcomes`:
-    the visible run's); else as it is."""
+    """The report of a visible run that was not refused (`outcomes`: its own), with its
+    behaviour where it failed; else as it is. A run that stopped before its first test has one
+    too (it runs out of time, it crashes): staff group those as well."""
     shown = [test for test in plan.tests if test.visible]
-    ran = any(test.call.id in outcomes for test in shown)
-    if report.status is not ReportStatus.FAILED or not ran:
+    if report.status is not ReportStatus.FAILED:
         return report
     return report.model_copy(update={"behaviour": behaviour(shown, report, outcomes)})
 
@@ -115,7 +115,11 @@ def _test_facts(
         return [_STOPPED.get(result.status, "stops before this test")]
     if outcome.error is not None:
         error = outcome.error
-        return ["does not fit the exercise" if error.contract else f"raises {error.type_name}"]
+        return [
+            "does not fit the exercise"
+            if error.contract
+            else f"raises {plain_label(error.type_name)}"
+        ]
     outputs = outcome.outputs or ()
     if len(outputs) != len(test.expected):
         got = "None" if [o.type_name for o in outputs] == ["NoneType"] else f"{len(outputs)} values"

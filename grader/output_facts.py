@@ -33,6 +33,8 @@ TOO_LARGE = "differs in values too many to describe"
 # Where values differ in this share or more, and in no region, they differ everywhere: values
 # drawn at random agree by chance here and there.
 _EVERYWHERE = 0.9
+# How constructors name the number of heads: num_heads, n_head, nhead, heads.
+_HEADS = re.compile(r"^(num_|n_|n)?heads?$")
 # The fixed projection a slice is fingerprinted with to find a permutation (`_permutation`).
 _PROJECTION_SEED = 28
 
@@ -62,8 +64,7 @@ def output_facts(
     if not describe_values:
         return [TOO_LARGE]
     heads = next(
-        (value for name, value in sorted(init.items()) if "head" in name and type(value) is int),
-        None,
+        (value for name, value in init.items() if _HEADS.match(name) and type(value) is int), None
     )
     with np.errstate(all="ignore"):
         got, want = actual.array.astype(np.float64), expected.array.astype(np.float64)
@@ -76,15 +77,16 @@ def _description_fact(
     if actual.type_name == "NoneType":
         return "returns None"
     if actual.type_name != expected.type_name:
-        return f"is a {_label(actual.type_name)}, not a {expected.type_name}"
+        return f"is a {plain_label(actual.type_name)}, not a {expected.type_name}"
     if actual.shape != expected.shape:
         return shape_fact(actual.shape or (), expected.shape or (), sizes)
     if actual.dtype != expected.dtype:
-        return f"has dtype {_label(actual.dtype or '')}, not {expected.dtype}"
+        return f"has dtype {plain_label(actual.dtype or '')}, not {expected.dtype}"
     return None
 
 
-def _label(text: str) -> str:
+def plain_label(text: str) -> str:
+    """A name the submission chose, in plain characters and short: a type or an error class."""
     return re.sub(r"[^A-Za-z0-9_. ]", "?", text[:_LABEL_LENGTH])
 
 

@@ -7,8 +7,7 @@ A reference module in `reference/` defines the exercise's entry point under the 
         known-wrong versions of the entry point (or, with `of`, of another entry point the
         exercise names); a failing output that equals one of them gets that variant's
         message. Variants may share a code (and its message), for one mistake written two
-        ways: the student gets one finding. A file of the exercise's `mistakes/` that its
-        mistakes.toml declares with `variant =` joins them (`grader.proof_files`).
+        ways: the student gets one finding.
     WEIGHT_PROBE: WeightProbe
         reference weights to load into the submission by name suffix; if the submission then
         matches the reference, its math is right and only its weights differed.
@@ -26,6 +25,9 @@ from grader.contract import Scalar
 
 @dataclass(frozen=True)
 class WrongVariant:
+    """A known-wrong version of an entry point: one of the reference module's VARIANTS, or a file
+    of the exercise's `mistakes/` that mistakes.toml declares with `variant =`."""
+
     code: str  # stable identifier, e.g. "missing-scaling"
     message: str  # addressed to the student: what their code does and what to change
     entry: object  # a class or function with the entry point's signature

@@ -121,8 +121,9 @@ def test_what_a_wrong_output_is_told_from_its_description(got: OutputValue, fact
 def test_heads_are_the_constructor_s() -> None:
     got = tensor(heads_in_order([3, 2, 1, 0]))
     assert output_facts(got, tensor(WANT), 4, INIT) == ["has its heads in reverse order"]
-    two_heads = output_facts(got, tensor(WANT), 4, INIT | {"num_heads": 2})
-    assert two_heads != ["has its heads in reverse order"]
+    for init in (INIT | {"num_heads": 2}, {"head_size": 4}, {"n_head": 4}):
+        told = output_facts(got, tensor(WANT), 4, init) == ["has its heads in reverse order"]
+        assert told is ("n_head" in init)
 
 
 # Whole reports: the seed exercise's plan, its visible tests' outputs replaced.
@@ -218,12 +219,12 @@ def test_an_excerpt_shows_the_first_mismatch_s_row_beside_the_reference_s() -> N
 def test_errors_and_none_are_facts_too() -> None:
     outcomes = every_call_passing()
     first, second = visible_tests()[:2]
-    error = RaisedError("ValueError", "my own words", line=3)
+    error = RaisedError("Value\x1b[2JError", "my own words", line=3)
     outcomes[first.call.id] = CallOutcome(first.call.id, outputs=None, error=error)
     outcomes[second.call.id] = CallOutcome(second.call.id, outputs=(OutputValue("NoneType"),))
     execution = Execution(Termination.COMPLETED, outcomes)
     behaviour = behaviour_of(judge(plan(), execution, HiddenRun(first_sets(), execution)))
-    assert behaviour.facts == ["output: returns None", "raises ValueError"]
+    assert behaviour.facts == ["output: returns None", "raises Value??2JError"]  # inert
     assert behaviour.failing_tests == [first.spec.name, second.spec.name]
 
 
@@ -240,3 +241,9 @@ def test_values_past_the_report_s_budget_are_only_said_to_differ(
     monkeypatch.setattr("grader.behaviour.VALUES_BUDGET", first.size)
     facts = behaviour_of(judged(lambda out: out * 0.5)).facts
     assert facts == [f"output: {TOO_LARGE}", "output: is the reference's scaled by 0.5"]
+
+
+def test_a_run_that_stops_before_its_first_test_is_grouped_too() -> None:
+    execution = Execution(Termination.TIMEOUT, {}, detail="used up its 10 s of CPU")
+    report = judge(plan(), execution, HiddenRun(first_sets(), execution))
+    assert behaviour_of(report).facts == ["runs out of time"]
