@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from sqlalchemy import ForeignKey, Index, Integer, String
+from sqlalchemy import ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.models import Base, stored_enum
@@ -24,8 +24,6 @@ class ReportOutcome(Base):
     (app.grading.report_store)."""
 
     __tablename__ = "report_outcomes"
-    # The submissions of one behaviour (app.courses.mistakes, app.staff.clusters).
-    __table_args__ = (Index("ix_report_outcomes_kind_name", "kind", "name"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     submission_id: Mapped[str] = mapped_column(

@@ -1,5 +1,6 @@
-"""Mistakes a course's staff named: a table of them, and an index to find the submissions of one
-behaviour (the report_outcomes rows of kind "behaviour", whose name is the behaviour's key).
+"""Mistakes a course's staff named: a table of them. A report's behaviour is a report_outcomes
+row of kind "behaviour" (its name the behaviour's key), found through its submission as the
+other rows are: no new index.
 
 Reports graded before have no behaviour (the grader did not compute one), so nothing is
 backfilled: their wrong answers stay unexplained until they are regraded.
@@ -51,11 +52,7 @@ def upgrade() -> None:
             "course_id", "exercise", "code", name=op.f("uq_course_mistakes_course_id_exercise_code")
         ),
     )
-    op.create_index(
-        op.f("ix_report_outcomes_kind_name"), "report_outcomes", ["kind", "name"], unique=False
-    )
 
 
 def downgrade() -> None:
-    op.drop_index(op.f("ix_report_outcomes_kind_name"), table_name="report_outcomes")
     op.drop_table("course_mistakes")
