@@ -16,6 +16,9 @@ autograder submit SLUG FILE [--url U]    grade FILE on a running service (the no
 autograder demo-course SLUG [--students N]
                                          a new course with a demo class's submissions, to try
                                          the course dashboard on (app.demo.commands)
+autograder export-mistake COURSE EXERCISE CODE [--into FOLDER]
+                                         a mistake the course named, into the exercise's
+                                         mistakes/ as a variant (app.staff.export_mistake)
 
 Declared here, run by the modules their handlers name, imported only when a command runs
 (`grader.cli` says why): the service, its database and torch stay out of `--help`.
@@ -94,6 +97,15 @@ def add_service_commands(commands: engine_cli.Commands) -> None:
     )
     demo.add_argument("--seed", type=int, default=0, help="the same seed, the same course")
     demo.set_defaults(handler="app.demo.commands:demo_course")
+
+    export = commands.add_parser(
+        "export-mistake", help="write a mistake a course named into its exercise's mistakes/"
+    )
+    export.add_argument("course", metavar="COURSE", help="the course that named it")
+    export.add_argument("exercise", metavar="EXERCISE", help="the exercise's slug")
+    export.add_argument("code", metavar="CODE", help="the mistake's code")
+    export.add_argument("--into", type=Path, help="the exercise's folder (default: the catalog's)")
+    export.set_defaults(handler="app.staff.export_mistake:export_mistake")
 
 
 def _add_key_commands(commands: engine_cli.Commands) -> None:

@@ -7,8 +7,10 @@
     │   ├── UnknownExercise
     │   ├── SubmissionNotFound
     │   ├── CourseNotFound        (or not one the caller teaches)
-    │   └── RegradeNotFound       (or not of that course)
+    │   ├── RegradeNotFound       (or not of that course)
+    │   └── UnknownBehaviour      no unexplained wrong answer of the course behaves so
     ├── NotFinished               409  results asked of a submission still being graded
+    ├── MistakeTaken              409  a code, or a group, the exercise already names
     ├── IdempotencyKeyReused      422  the same Idempotency-Key with another request body
     ├── ReservedStudentId         422  an `lti:` student id from anything but a launch
     ├── CallbackUrlRefused        422  a callback_url the service will not call (SSRF)
@@ -88,11 +90,19 @@ class RegradeNotFound(NotFound):
     kind, title = "unknown-regrade", "Unknown regrade"
 
 
+class UnknownBehaviour(NotFound):
+    kind, title = "unknown-behaviour", "Unknown behaviour"
+
+
 class NotFinished(Problem):
     status, kind, title = 409, "not-finished", "Submission not graded yet"
 
     def __init__(self, detail: str, retry_after_s: int = 1) -> None:
         super().__init__(detail, headers={"Retry-After": str(retry_after_s)})
+
+
+class MistakeTaken(Problem):
+    status, kind, title = 409, "mistake-taken", "Mistake already named"
 
 
 class IdempotencyKeyReused(Problem):

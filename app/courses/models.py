@@ -1,11 +1,12 @@
-"""A course's settings per exercise (app.courses.policies)."""
+"""A course's settings per exercise (app.courses.policies), and the mistakes its staff named
+(app.courses.mistakes)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import ForeignKey, Integer, String
+from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.models import Base, UTCDateTime, stored_enum, utcnow
@@ -36,3 +37,26 @@ class ExercisePolicy(Base):
     attempts: Mapped[int | None] = mapped_column(Integer)
     window_s: Mapped[int | None] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class CourseMistake(Base):
+    """A mistake a course's staff named from a group of wrong answers no known mistake explains
+    (app.staff.naming): a failing report of the exercise in this course whose behaviour
+    (grader.report.Behaviour) has `behaviour_key`, and that no other mistake explains, gets it as
+    a finding (app.courses.mistakes), past and future ones alike."""
+
+    __tablename__ = "course_mistakes"
+    __table_args__ = (
+        UniqueConstraint("course_id", "exercise", "behaviour_key"),
+        UniqueConstraint("course_id", "exercise", "code"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
+    exercise: Mapped[str] = mapped_column(String(100))
+    behaviour_key: Mapped[str] = mapped_column(String(200))
+    code: Mapped[str] = mapped_column(String(64))
+    message: Mapped[str] = mapped_column(Text)  # what is wrong, in the student's terms
+    fix: Mapped[str] = mapped_column(Text)  # what to change
+    concepts: Mapped[list[str]] = mapped_column(JSON)  # tags of grader.concepts.CONCEPTS
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

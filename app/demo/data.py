@@ -29,6 +29,7 @@ from ulid import ULID
 from app.core.db import Database
 from app.core.models import Base, Submission, SubmissionStatus
 from app.courses.registry import course_named
+from app.demo.behaviours import Unexplained
 from app.demo.reports import Attempt, Bug, Outcome, build_report
 from app.grading.models import ReportOutcome
 from app.grading.report_store import outcome_rows, report_columns
@@ -139,13 +140,17 @@ class _ExerciseModel:
     def _unknown_bug(self, n: int, tests: list[str], rng: random.Random) -> Bug:
         hidden = [t.name for t in self.exercise.spec.tests if t.visibility is Visibility.HIDDEN]
         if n < 3:  # right in general, wrong at an edge that only hidden tests reach
-            return Bug(None, frozenset(rng.sample(hidden, 1 + n % 2)))
+            failed = frozenset(rng.sample(hidden, 1 + n % 2))
+            return Bug(None, failed, unexplained=Unexplained.EDGE)
         if n == 3:  # right on some shapes only
-            return Bug(None, frozenset(rng.sample(tests, len(tests) // 2)))
+            failed = frozenset(rng.sample(tests, len(tests) // 2))
+            return Bug(None, failed, unexplained=Unexplained.SCALED)
         crashes = n == 5
         wanted = set(self.exercise.spec.properties) & {Property.BATCH_INDEPENDENT}
         broken = frozenset(wanted) if n == 4 else frozenset()
-        return Bug(None, frozenset(rng.sample(tests, len(tests) - n % 2)), broken, crashes)
+        kind = Unexplained.CRASH if crashes else Unexplained.BATCH_MIXED
+        failed = frozenset(rng.sample(tests, len(tests) - n % 2))
+        return Bug(None, failed, broken, crashes, kind)
 
     def bugs_of(self, rng: random.Random, skill: float) -> list[Bug]:
         """The mistakes one student makes on the way, in the order they fix them."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.demo.behaviours import Unexplained, behaviour_of
 from grader.contract import Termination, Violation
 from grader.finding_concepts import tagged
 from grader.hidden_verdicts import hidden_message
@@ -28,13 +29,14 @@ from grader.spec import Exercise, Property, TestCaseSpec, Visibility
 @dataclass(frozen=True)
 class Bug:
     """A wrong solution: the tests it fails, the properties it breaks, and the finding the
-    grader gives it (None: no known mistake matches it). A crash fails its tests with an
-    error rather than a wrong value."""
+    grader gives it (None: no known mistake matches it, and `unexplained` says what it does).
+    A crash fails its tests with an error rather than a wrong value."""
 
     finding: str | None
     failed: frozenset[str]
     broken: frozenset[Property] = frozenset()
     crashes: bool = False
+    unexplained: Unexplained | None = None
 
 
 class Outcome:
@@ -81,16 +83,21 @@ def _graded(
             test.name for test in exercise.spec.tests if test.name in failed and _visible(test)
         ]
         diagnosis.append(Finding(code=bug.finding, message=mistakes[bug.finding], tests=shown))
+    status = ReportStatus.PASSED if passed == len(tests) else ReportStatus.FAILED
+    behaviour = None
+    if bug is not None and bug.unexplained is not None and status is ReportStatus.FAILED:
+        behaviour = behaviour_of(exercise, bug.unexplained, bug.failed, bug.broken)
     return Report(
         exercise=exercise.spec.slug,
         exercise_version=version,
-        status=ReportStatus.PASSED if passed == len(tests) else ReportStatus.FAILED,
+        status=status,
         score=score,
         max_score=max_score,
         tests=tests,
         diagnosis=tagged(diagnosis),
         properties=_properties(exercise, bug),
         message=f"{passed} of {len(tests)} tests passed ({score:g}/{max_score:g} points)",
+        behaviour=behaviour,
     )
 
 

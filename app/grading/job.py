@@ -26,6 +26,7 @@ from app.core.logs import bound_submission
 from app.core.metrics import Metrics
 from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings
+from app.courses.mistakes import with_course_diagnosis
 from app.grading.catalog_watch import log_changes
 from app.grading.leases import SUBMISSIONS, Claim, Held, Leases
 from app.grading.report_store import add_outcomes, report_columns
@@ -103,7 +104,7 @@ def _grade_claimed(submission_id: str, claim: Claim, context: GradingContext) ->
     else:
         log.info("grading %s, attempt %d", claim.exercise, claim.attempts)
         report = grade_source(context.grader, claim.exercise, claim.source)
-    outbox_due = _finish(context, submission_id, report)
+    outbox_due = _finish(context, submission_id, claim.course_id, report)
     if outbox_due is None:
         log.info("already finished by another grader; this result is dropped")
     elapsed = time.perf_counter() - started
@@ -149,11 +150,14 @@ def error_report(grader: Grader, exercise: str, reason: str) -> Report:
         )
 
 
-def _finish(context: GradingContext, submission_id: str, report: Report) -> bool | None:
-    """Store the report, mark the submission done and drop its lease, and record what follows;
-    returns whether the outbox got a message due now, or None when another grader finished
-    first (this result is dropped)."""
+def _finish(
+    context: GradingContext, submission_id: str, course_id: int, report: Report
+) -> bool | None:
+    """Store the report (with the mistake its course named, where one explains it), mark the
+    submission done and drop its lease, and record what follows; returns whether the outbox got
+    a message due now, or None when another grader finished first (this result is dropped)."""
     with context.database.session() as session:
+        report = with_course_diagnosis(session, course_id, report)
         finished = SUBMISSIONS.drop(
             session,
             Submission.id == submission_id,

@@ -137,6 +137,7 @@ def renew_held(database: Database, held: Held, holder: str, lease_s: float) -> N
 
 @dataclass(frozen=True)
 class Claim:
+    course_id: int
     exercise: str
     source: str
     attempts: int
@@ -179,11 +180,16 @@ class Leases:
             ):
                 return None
             row = session.execute(
-                select(Submission.exercise, Submission.source, Submission.attempts).where(
-                    Submission.id == submission_id
-                )
+                select(
+                    Submission.course_id,
+                    Submission.exercise,
+                    Submission.source,
+                    Submission.attempts,
+                ).where(Submission.id == submission_id)
             ).one()
-        return Claim(exercise=row.exercise, source=row.source, attempts=row.attempts)
+        return Claim(
+            course_id=row.course_id, exercise=row.exercise, source=row.source, attempts=row.attempts
+        )
 
     def orphans(self) -> list[str]:
         """Unfinished submissions nobody answers for, oldest first: an expired lease (a grader

@@ -15,6 +15,8 @@ class OutcomeKind(StrEnum):
     FINDING = "finding"  # a diagnosed mistake (status "")
     PROPERTY = "property"  # a property check's status
     CONCEPT = "concept"  # a concept a finding is about, once per report (status "")
+    # A failed report's behaviour (grader.report.Behaviour): its key as the name (status "").
+    BEHAVIOUR = "behaviour"
 
 
 class ReportOutcome(Base):

@@ -35,7 +35,7 @@ def report_columns(report: Report) -> dict[str, Any]:
 
 
 def outcome_rows(submission_id: str, report: Report) -> list[dict[str, Any]]:
-    """The report's tests, findings, their concepts and property checks, a row each."""
+    """The report's tests, findings, their concepts, property checks and behaviour, a row each."""
     tests = [
         (OutcomeKind.TEST, test.name, test.status.value, test.visibility.value)
         for test in report.tests
@@ -45,6 +45,9 @@ def outcome_rows(submission_id: str, report: Report) -> list[dict[str, Any]]:
     checks = [
         (OutcomeKind.PROPERTY, check.name, check.status.value, None) for check in report.properties
     ]
+    behaviour = (
+        [(OutcomeKind.BEHAVIOUR, report.behaviour.key, "", None)] if report.behaviour else []
+    )
     return [
         {
             "submission_id": submission_id,
@@ -53,7 +56,7 @@ def outcome_rows(submission_id: str, report: Report) -> list[dict[str, Any]]:
             "status": status,
             "visibility": visibility,
         }
-        for kind, name, status, visibility in (*tests, *findings, *concepts, *checks)
+        for kind, name, status, visibility in (*tests, *findings, *concepts, *checks, *behaviour)
     ]
 
 

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from app.core.db import changed_rows
 from app.core.models import Submission, utcnow
+from app.courses.mistakes import with_course_diagnosis
 from app.grading.report_store import replace_outcomes, report_columns
 from app.regrades.models import PastReport, Regrade, RegradeStatus
 from grader.report import Report, ReportStatus
@@ -91,6 +92,7 @@ def _replace(session: Session, regrade_id: str, submission_id: str, report: Repo
         )
     )
     changed = (row.score, row.max_score) != (report.score, report.max_score)
+    report = with_course_diagnosis(session, row.course_id, report)
     session.execute(
         update(Submission)
         .where(Submission.id == submission_id)

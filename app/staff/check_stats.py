@@ -12,6 +12,7 @@ from sqlalchemy import ColumnElement, distinct, exists, func, select
 from sqlalchemy.orm import Session
 
 from app.core.models import Submission
+from app.courses.mistakes import course_mistakes
 from app.grading.models import OutcomeKind, ReportOutcome
 from app.staff.mistakes import known_mistakes
 from app.staff.schemas import (
@@ -65,17 +66,21 @@ def test_figures(session: Session, course_id: int, exercise: Exercise) -> list[T
     ]
 
 
-def misconceptions(session: Session, course_id: int, exercise: Exercise) -> Misconceptions:
-    slug = exercise.spec.slug
-    undiagnosed = ~exists().where(
+def undiagnosed() -> ColumnElement[bool]:
+    """The submission's report names no mistake."""
+    return ~exists().where(
         ReportOutcome.submission_id == Submission.id, ReportOutcome.kind == OutcomeKind.FINDING
     )
+
+
+def misconceptions(session: Session, course_id: int, exercise: Exercise) -> Misconceptions:
+    slug = exercise.spec.slug
     failing = session.execute(
         select(
             func.count().label("submissions"),
             students_where(FAILING).label("students"),
-            count_where(undiagnosed).label("unknown_submissions"),
-            students_where(undiagnosed).label("unknown_students"),
+            count_where(undiagnosed()).label("unknown_submissions"),
+            students_where(undiagnosed()).label("unknown_students"),
         ).where(graded(course_id, slug), FAILING)
     ).one()
     found = session.execute(
@@ -91,7 +96,7 @@ def misconceptions(session: Session, course_id: int, exercise: Exercise) -> Misc
         failing_students=failing.students,
         failing_submissions=failing.submissions,
         known=_known(
-            known_mistakes(exercise),
+            known_mistakes(exercise) | course_mistakes(session, course_id, slug),
             {row.name: (row.students, row.submissions) for row in found},
             failing.students,
         ),

@@ -12,11 +12,28 @@ from fastapi.responses import Response, StreamingResponse
 from app.access.served import CatalogDep, ExerciseDep
 from app.api.deps import SessionDep
 from app.api.problem_docs import responses
-from app.api.problems import CourseNotFound, ExerciseUnavailable, Unauthorized, UnknownExercise
+from app.api.problems import (
+    CourseNotFound,
+    ExerciseUnavailable,
+    MistakeTaken,
+    Unauthorized,
+    UnknownBehaviour,
+    UnknownExercise,
+)
 from app.core.student_ids import StudentId
 from app.courses import policies
 from app.courses.policies import ExercisePolicyBody
-from app.staff import concept_export, concept_stats, examples, exports, stats, students
+from app.staff import (
+    clusters,
+    concept_export,
+    concept_stats,
+    examples,
+    exports,
+    naming,
+    stats,
+    students,
+)
+from app.staff.cluster_schemas import ExerciseClusters, Named, NameMistakeBody
 from app.staff.concept_schemas import CourseConcepts
 from app.staff.deps import StaffCourseDep
 from app.staff.schemas import (
@@ -231,6 +248,41 @@ def put_policy(
     """The gradebook's score (`best` or `latest`) and an optional attempt budget: `attempts`
     per `window_s` seconds, both or neither. Replaces the previous settings."""
     return policies.write_policy(session, course.id, exercise.spec.slug, body)
+
+
+@router.get(
+    "/exercises/{slug}/clusters",
+    response_model=ExerciseClusters,
+    summary="The wrong answers no known mistake explains, grouped by what they do",
+    responses=_EXERCISE,
+)
+def exercise_clusters(
+    course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep
+) -> ExerciseClusters:
+    """Failing submissions without a diagnosis, grouped by how their outputs differ from the
+    reference's on the visible tests (and which tests fail, which properties break), most
+    students first; each group with a few examples beside the reference's output. Also the
+    mistakes the course named, and the concepts a name may be tagged with."""
+    return clusters.exercise_clusters(session, course, exercise)
+
+
+@router.post(
+    "/exercises/{slug}/mistakes",
+    response_model=Named,
+    status_code=201,
+    summary="Name a group of unexplained wrong answers as a mistake of the course",
+    responses=responses(
+        Unauthorized, CourseNotFound, UnknownExercise, UnknownBehaviour, MistakeTaken
+    ),
+)
+def name_mistake(
+    course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep, body: NameMistakeBody
+) -> Named:
+    """From now on the group (`behaviour_key`) is a mistake of this course: its past failing
+    submissions get it as their finding now (a re-diagnosis: no score changes, nothing is sent
+    to the LMS), and new ones when they are graded. The student reads the message, then the
+    fix."""
+    return naming.name_mistake(session, course, exercise, body)
 
 
 def _attachment(filename: str) -> dict[str, str]:

@@ -69,12 +69,12 @@ def serve_demo_course(data_dir: Path, catalog: Catalog, students: int) -> Iterat
                 database.close()
 
 
-def sign_in(page: Page, served: Served, path: str = "") -> None:
+def sign_in(page: Page, served: Served, path: str = "", ready_ms: float = 5_000) -> None:
     open_page(page, served.dashboard + path)
     expect(page.locator("#sign-in")).to_be_visible()
     page.locator("#api-key").fill(served.key)
     page.locator("#sign-in button[type=submit]").click()
-    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    expect(page.locator("body")).to_have_attribute("data-ready", "true", timeout=ready_ms)
 
 
 def number(n: int) -> str:

@@ -84,6 +84,8 @@ export function courseApi(course) {
     gradebook: () => send(`${base}/gradebook.csv`, { headers: { Accept: "text/csv" } }),
     concepts: () => json(`${base}/concepts`),
     conceptsFile: (format) => send(`${base}/concepts.${format}`, { headers: { Accept: format === "csv" ? "text/csv" : "application/json" } }),
+    clusters: (slug) => json(`${exercise(slug)}/clusters`),
+    nameMistake: (slug, body) => json(`${exercise(slug)}/mistakes`, withBody("POST", body)),
     exportZip: (slug) => send(`${exercise(slug)}/export.zip`, { headers: { Accept: "application/zip" } }),
   };
 }

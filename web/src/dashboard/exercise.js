@@ -4,6 +4,7 @@
 // of it day by day. Then what staff do about it: export, regrade, policy.
 import { h } from "../dom.js";
 import { barChart, dataTable, drawCharts, lineChart } from "./charts.js";
+import { clustersSection } from "./clusters.js";
 import { download } from "./download.js";
 import { count, percent, shareOf } from "./format.js";
 import { policyForm } from "./policy.js";
@@ -146,7 +147,7 @@ export async function renderExercise(container, api, slug, onChanged) {
       h("section", { class: "panel" }, h("h3", {}, "Export"), h("p", { class: "facts" }, "Every submission's code and report, for your own review."), exportButton(api, slug)),
       policyForm(api, slug, onChanged),
     ),
-    h("div", { class: "figures" }, histogram(stats), attemptsToPass(stats), testPassRates(stats), misconceptions(stats), properties(stats), timeline(stats)),
+    h("div", { class: "figures" }, histogram(stats), attemptsToPass(stats), testPassRates(stats), misconceptions(stats), clustersSection(api, slug, onChanged), properties(stats), timeline(stats)),
   );
   drawCharts();
   return stats;
