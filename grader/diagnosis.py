@@ -92,11 +92,13 @@ def _causes(
 
 
 def _named(mistake: KnownMistake) -> list[_Cause]:
-    """A known mistake's causes: its own, and its partner's where it is a pair (whose concepts
-    are its code's)."""
+    """A known mistake's causes, one per finding it names: its own, and its partner's where it
+    is a pair (whose concepts are its code's)."""
     paired = mistake.partner is not None
-    own = _Cause(mistake.code, mistake.message, mistake.concepts, paired)
-    return [own] + ([_Cause(*mistake.partner, paired=True)] if mistake.partner else [])
+    return [
+        _Cause(code, message, mistake.concepts if code == mistake.code else (), paired)
+        for code, message in mistake.findings
+    ]
 
 
 def _explaining(
