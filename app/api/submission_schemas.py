@@ -58,15 +58,39 @@ class SubmissionCreate(BaseModel):
         return _text(value, "source")
 
 
+class QueuePlace(BaseModel):
+    """Where a queued submission stands: how many are graded before it, and about when it
+    will be. Present only while the submission is queued."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"position": 12, "estimate_s": 9.5}]})
+
+    position: int = Field(ge=1, description="1: graded next")
+    estimate_s: float | None = Field(
+        ge=0,
+        description="seconds until its report, from the recent pace of grading; null while "
+        "nothing has been graded recently to estimate from",
+    )
+
+
 class SubmissionAccepted(BaseModel):
     """The answer to a POST: where to find the submission, and its state now."""
 
     model_config = ConfigDict(
-        json_schema_extra={"examples": [{"id": _EXAMPLE_ID, "status": "queued"}]}
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": _EXAMPLE_ID,
+                    "status": "queued",
+                    "queue": {"position": 12, "estimate_s": 9.5},
+                }
+            ]
+        }
     )
 
     id: str
     status: SubmissionStatus
+    # Present while queued: its place in line and an estimate.
+    queue: QueuePlace | None = None
 
 
 class SubmissionPublic(BaseModel):
@@ -126,6 +150,8 @@ class SubmissionPublic(BaseModel):
     callback_url: str | None
     # Shown to the key (or launched student) that submitted it, and to the course's staff.
     source: str | None = None
+    # Present while queued: its place in line and an estimate.
+    queue: QueuePlace | None = None
 
     @classmethod
     def from_row(
