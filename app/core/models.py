@@ -200,6 +200,8 @@ class Submission(Leased, Base):
         Index("ix_submissions_exercise_id", "exercise", "id"),
         # A course's figures per exercise and student (app.staff), and attempt budgets.
         Index("ix_submissions_course_exercise_student", "course_id", "exercise", "student_id"),
+        # The line of queued submissions in grading order (app.grading.line).
+        Index("ix_submissions_line", "status", "queue_rank", "id"),
     )
 
     id: Mapped[str] = mapped_column(String(26), primary_key=True, default=new_id)
@@ -224,6 +226,10 @@ class Submission(Leased, Base):
     # Whether it uses up one of the student's attempts (app.grading.report_store.charges_attempt):
     # true until graded, then false for a pass and for a fault of the platform.
     charged: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Its rank in the line of queued submissions, set when it is accepted: graded in order of
+    # (queue_rank, id), so a student's first submission goes before anyone's fifth of the same
+    # minute (app.submissions.fair_order).
+    queue_rank: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # Grading starts so far; bounded by settings.max_attempts.
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
