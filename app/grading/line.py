@@ -4,7 +4,10 @@ The line is graded in order of (queue_rank, id) (app.core.models.Submission.queu
 queued submission's place is one plus the queued rows before it in that order: one COUNT over
 the index `ix_submissions_line`. The estimate divides that place by the recent pace of grading,
 read from the finish times of the last `PACE_SAMPLE` gradings, and is None when nothing was
-graded in the last `PACE_WINDOW`: no figure is better than a made-up one.
+graded in the last `PACE_WINDOW`: no figure is better than a made-up one. Those gradings are
+looked for among the submissions made in the last `MADE_WITHIN` only, a range of the primary
+key (ids sort by creation), never the whole table: a submission is graded minutes after it is
+made, hours only behind a backlog that long (and then there is no estimate).
 """
 
 from __future__ import annotations
@@ -12,15 +15,17 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select, tuple_
 from sqlalchemy.orm import Session
+from ulid import ULID
 
 from app.core.models import Submission, SubmissionStatus, utcnow
 
 PACE_SAMPLE = 50
 PACE_WINDOW = timedelta(minutes=10)
+MADE_WITHIN = timedelta(hours=2)
 # Every waiting student asks for an estimate; the pace they share is read once per this long.
 PACE_CACHE_S = 5.0
 
@@ -42,11 +47,14 @@ def position(session: Session, submission: Submission) -> int:
 def graded_per_s(session: Session) -> float | None:
     """Gradings finished per second over the span of the last `PACE_SAMPLE` of them; None
     without two in the last `PACE_WINDOW`."""
+    now = utcnow()
     finished = session.scalars(
         select(Submission.finished_at)
         .where(
-            Submission.status == SubmissionStatus.DONE,
-            Submission.finished_at >= utcnow() - PACE_WINDOW,
+            # No status here: finished_at is set when done, and a status would lead the
+            # planner to the index of the line (status first) over the whole table.
+            Submission.id >= _first_id_made_at(now - MADE_WITHIN),
+            Submission.finished_at >= now - PACE_WINDOW,
         )
         .order_by(Submission.finished_at.desc())
         .limit(PACE_SAMPLE)
@@ -56,6 +64,11 @@ def graded_per_s(session: Session) -> float | None:
         return None
     span_s = (times[0] - times[-1]).total_seconds()
     return (len(times) - 1) / span_s if span_s > 0 else None
+
+
+def _first_id_made_at(moment: datetime) -> str:
+    """The least id a submission made at `moment` can have: a ULID's time, then nothing."""
+    return str(ULID.from_datetime(moment))[:10] + "0" * 16
 
 
 @dataclass
