@@ -3,7 +3,7 @@
 The line is graded in order of (queue_rank, id) (app.core.models.Submission.queue_rank), so a
 queued submission's place is one plus the queued rows before it in that order: one COUNT over
 the index `ix_submissions_line`. The estimate divides that place by the recent pace of grading,
-read from the finish times of the last `PACE_SAMPLE` gradings, and is None when nothing was
+read from the finish times of the last `PACE_SAMPLE` gradings, and is None with fewer than two
 graded in the last `PACE_WINDOW`: no figure is better than a made-up one. Those gradings are
 looked for among the submissions made in the last `MADE_WITHIN` only, a range of the primary
 key (ids sort by creation), never the whole table: a submission is graded minutes after it is
@@ -82,9 +82,9 @@ class Line:
         """Its place while queued; None once it is running or done."""
         if submission.status is not SubmissionStatus.QUEUED:
             return None
-        ahead = position(session, submission)
+        in_line = position(session, submission)
         pace = self._graded_per_s(session)
-        return Place(ahead, round(ahead / pace, 1) if pace else None)
+        return Place(in_line, round(in_line / pace, 1) if pace else None)
 
     def _graded_per_s(self, session: Session) -> float | None:
         with self._lock:
