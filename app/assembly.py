@@ -44,7 +44,7 @@ from app.grading.catalog_watch import (
 from app.grading.dispatch import Dispatcher, EmbeddedDispatcher
 from app.grading.job import GradingContext, OnDone, OnGraded, warm_up
 from app.grading.leases import Held, Leases, process_name
-from app.grading.waiters import Waiters
+from app.grading.waiters import Waiters, finished_among
 from app.lti.passback import mark_graded, post_again
 from app.outbox.webhooks import record_delivery, record_regraded
 from app.regrades.runner import RegradeRunner, release_regrades
@@ -89,7 +89,7 @@ def build_api(settings: AppSettings, *, grader: Grader | None = None) -> ApiProc
         metrics = Metrics()
         metrics.track_submissions(database)
         metrics.track_queue(leases.depth)
-        waiters = Waiters(settings.wait_poll_s)
+        waiters = Waiters(settings.wait_poll_s, finished_among(database))
         outbox = starting.start_outbox(settings, database, metrics, stack)
 
         def on_done(submission_id: str, outbox_due: bool) -> None:

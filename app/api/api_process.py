@@ -15,6 +15,7 @@ from app.core.settings import AppSettings
 from app.grading.catalog_watch import CatalogHolder
 from app.grading.dispatch import Dispatcher
 from app.grading.leases import Leases
+from app.grading.line import Line
 from app.grading.waiters import Waiters
 from grader.catalog import Catalog
 
@@ -33,6 +34,8 @@ class ApiProcess:
     lti_login_limiter: Limiter  # per client address
     # Everything started for it, closed last-started-first.
     resources: ExitStack = field(default_factory=ExitStack)
+    # The place of a queued submission, with the pace of grading this process last read.
+    line: Line = field(default_factory=Line)
 
     @property
     def catalog(self) -> Catalog:

@@ -138,8 +138,9 @@ class AppSettings(GraderSettings):
     # How often each grading process (the embedded API, each worker) looks for a regrade to run
     # (app.regrades), and, while students' submissions come first, whether they are through.
     regrade_poll_s: float = Field(default=2.0, gt=0)
-    # How often a ?wait=true request re-reads its submission, in case the announcement that its
-    # grading ended was lost (a worker's Redis message dropped): it is woken at once otherwise.
+    # How often a process asks the database, once for all its waiting requests (?wait), which of
+    # their submissions are finished, in case an announcement was lost (a worker's Redis message
+    # dropped): a waiter is woken at once otherwise.
     wait_poll_s: float = Field(default=2.0, gt=0)
 
     log_level: str = "INFO"

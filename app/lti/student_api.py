@@ -20,7 +20,7 @@ from app.access import rules as access
 from app.access.served import valid_new_submission
 from app.access.signed_tokens import InvalidToken
 from app.api.api_process import ApiDep, ApiProcess
-from app.api.deps import SessionDep, SettingsDep, find_submission
+from app.api.deps import SessionDep, SettingsDep
 from app.api.problem_docs import responses
 from app.api.problems import (
     AttemptsUsedUp,
@@ -42,7 +42,9 @@ from app.courses import budgets
 from app.exercises.schemas import AttemptBudget
 from app.lti import passback
 from app.lti.sessions import LaunchSession
+from app.submissions import following
 from app.submissions import service as submissions
+from app.submissions.following import WaitDep
 
 router = APIRouter(prefix="/lti", tags=["lti"])
 
@@ -77,7 +79,7 @@ def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> Subm
     accepted = submissions.accept(api, who.principal(), body, None)
     with api.database.session() as session:
         passback.track(session, accepted.submission.id, who.launch_id)
-    return SubmissionAccepted(id=accepted.submission.id, status=accepted.submission.status)
+    return following.accepted(api, accepted.submission)
 
 
 @router.post(
@@ -91,7 +93,8 @@ async def submit(
     body: LtiSubmissionCreate, who: LaunchSessionDep, api: ApiDep
 ) -> SubmissionAccepted:
     """Submit as the launched student: the exercise and student come from the session token,
-    and the grade goes to the launch's line item. Poll `GET /lti/submissions/{id}`."""
+    and the grade goes to the launch's line item. Follow it with
+    `GET /lti/submissions/{id}?wait=S`."""
     try:
         new = SubmissionCreate(exercise=who.exercise, source=body.source, student_id=who.student_id)
     except ValidationError as error:  # the same checks as /v1/submissions, answered the same
@@ -124,15 +127,13 @@ def list_submissions(
     summary="One of the launched student's submissions",
     responses=responses(Unauthorized, SubmissionNotFound),
 )
-def get_submission(
-    submission_id: str, who: LaunchSessionDep, session: SessionDep
+async def get_submission(
+    submission_id: str, who: LaunchSessionDep, api: ApiDep, wait: WaitDep = None
 ) -> SubmissionPublic:
-    """One of the launched student's own submissions, with its code and, once graded, its
-    report."""
-    student = who.principal()
-    return access.public_view(
-        find_submission(session, submission_id, access.visible(student)), student
-    )
+    """One of the launched student's own submissions, with its code, its place in line while
+    queued and, once graded, its report. `?wait=S` holds the answer until it is graded, or for
+    S seconds (as `GET /v1/submissions/{id}?wait=S`)."""
+    return await following.followed(api, submission_id, who.principal(), wait)
 
 
 @router.get(

@@ -42,7 +42,8 @@ from app.api.submission_schemas import (
 )
 from app.core.models import Submission, SubmissionStatus
 from app.core.student_ids import StudentId
-from app.submissions import service
+from app.submissions import following, service
+from app.submissions.following import WaitDep
 from grader.report import Report
 
 router = APIRouter(prefix="/submissions", tags=["submissions"])
@@ -95,19 +96,14 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
     ] = False,
 ) -> SubmissionAccepted | JSONResponse:
     """Stored before the answer: a 202 means the submission will be graded (and graded once,
-    however often a request with the same Idempotency-Key is retried). Poll
-    `GET /v1/submissions/{id}`, or pass `?wait=true`; a wait that outlasts
-    AUTOGRADER_WAIT_TIMEOUT_S answers 202 with the state so far."""
+    however often a request with the same Idempotency-Key is retried), with its place in line.
+    Follow it with `GET /v1/submissions/{id}?wait=S`, or pass `?wait=true`; a wait that
+    outlasts AUTOGRADER_WAIT_TIMEOUT_S answers 202 with the state so far."""
     accepted = await run_in_threadpool(service.accept, api, principal, body, idempotency_key)
     submission = accepted.submission
     location = f"/v1/submissions/{submission.id}"
     if wait and submission.status is not SubmissionStatus.DONE:
-
-        async def is_done() -> bool:
-            row = await run_in_threadpool(service.load, api, submission.id)
-            return row is None or row.status is SubmissionStatus.DONE
-
-        await api.waiters.wait(submission.id, api.settings.wait_timeout_s, is_done)
+        await api.waiters.wait(submission.id, api.settings.wait_timeout_s)
         submission = await run_in_threadpool(service.load_or, api, submission)
     if wait and submission.status is SubmissionStatus.DONE:
         return JSONResponse(
@@ -116,7 +112,7 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
             headers={"Location": location},
         )
     response.headers["Location"] = location
-    return SubmissionAccepted(id=submission.id, status=submission.status)
+    return await run_in_threadpool(following.accepted, api, submission)
 
 
 @router.get(
@@ -150,9 +146,14 @@ def list_submissions(  # noqa: PLR0917 (FastAPI injects by name)
     summary="A submission, with its report once graded",
     responses=responses(Unauthorized, SubmissionNotFound),
 )
-def get_submission(submission: VisibleSubmissionDep, principal: PrincipalDep) -> SubmissionPublic:
-    """With its source for the key that submitted it and for the course's staff."""
-    return access.public_view(submission, principal)
+async def get_submission(
+    submission_id: str, principal: PrincipalDep, api: ApiDep, wait: WaitDep = None
+) -> SubmissionPublic:
+    """With its source for the key that submitted it and for the course's staff, and its place
+    in line while queued. With `?wait=S`, answered as soon as it is graded, else after S
+    seconds (at most AUTOGRADER_WAIT_TIMEOUT_S) with its state then: follow a submission by
+    asking again, with no pause in between."""
+    return await following.followed(api, submission_id, principal, wait)
 
 
 @router.get(

@@ -1,9 +1,11 @@
 """Talking to the autograder: submit, wait (or poll), and retry when the server says when.
 
 `POST /v1/submissions?wait=true` holds the request until the submission is graded. If it is not
-graded in time (the server answers 202, or the read times out), the client polls
-`GET /v1/submissions/{id}`; the POST carries an Idempotency-Key, so sending it again after a lost
-answer finds the same submission rather than grading it twice. 429 and 503 carry Retry-After: the
+graded in time (the server answers 202, or the read times out), the client follows it with
+`GET /v1/submissions/{id}?wait=S`, which the server holds in the same way; a server older than
+that answers at once, and is then polled with pauses that grow to 2 s. The POST carries an
+Idempotency-Key, so sending it again after a lost answer finds the same submission rather than
+grading it twice. 429 and 503 carry Retry-After: the
 client sleeps that long and tries again while its deadline allows.
 """
 
@@ -27,12 +29,19 @@ _RETRY_STATUSES = (429, 503)
 # The server holds a waiting POST for AUTOGRADER_WAIT_TIMEOUT_S (60 s by default) and then
 # answers 202; a read that outlasts this falls back to polling.
 _REQUEST_TIMEOUT = httpx.Timeout(75.0, connect=10.0)
+# How long a GET asks the server to hold it (the server cuts it to its own wait timeout).
+_FOLLOW_WAIT_S = 60.0
+# A GET answered sooner than this, the submission not done, came from a server that does not hold
+# it: the client pauses before asking again.
+_ANSWERED_AT_ONCE_S = 0.5
+_FIRST_PAUSE_S, _LONGEST_PAUSE_S = 0.25, 2.0
 
 
 class Client:
     """A connection to one autograder. `url`, `api_key` and `student_id` default to the
     environment, then to what `configure()` saved (autograder_client.config); `timeout` bounds a
-    whole `submit`, retries and polling included. `transport` and `sleep` are for tests."""
+    whole `submit`, retries and polling included. `transport`, `sleep` and `clock` are for
+    tests."""
 
     def __init__(
         self,
@@ -43,6 +52,7 @@ class Client:
         timeout: float = 300.0,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         settings = resolve(url, api_key, student_id)
         self.url = settings.url
@@ -50,6 +60,7 @@ class Client:
         key = settings.api_key
         self.timeout = timeout
         self._sleep = sleep
+        self._clock = clock
         self._http = httpx.Client(
             base_url=self.url,
             headers={"Authorization": f"Bearer {key}"} if key else {},
@@ -65,7 +76,7 @@ class Client:
         student = checked_student_id(student_id) or self.student_id
         if student is not None:
             body["student_id"] = student
-        deadline = time.monotonic() + self.timeout
+        deadline = self._clock() + self.timeout
         headers = {"Idempotency-Key": uuid.uuid4().hex}
         try:
             answer = self._send(
@@ -79,19 +90,34 @@ class Client:
             )
         except httpx.ReadTimeout:
             answer = self._send("POST", "/v1/submissions", deadline, json=body, headers=headers)
-        state = answer.json()
-        interval = 0.25
+        return Result(self._follow(answer.json(), deadline))
+
+    def _follow(self, state: dict[str, Any], deadline: float) -> dict[str, Any]:
+        """The submission once done: each GET held by the server until then (?wait), or, by a
+        server that answers at once, asked again after a pause."""
+        pause = _FIRST_PAUSE_S
         while state.get("status") != "done":
-            if time.monotonic() + interval > deadline:
-                raise SubmissionError(
-                    f"submission {state.get('id')} is still {state.get('status')} after "
-                    f"{self.timeout:g} s; its report will be at {self.url}/v1/submissions/"
-                    f"{state.get('id')}"
-                )
-            self._sleep(interval)
-            interval = min(interval * 2, 2.0)
-            state = self._send("GET", f"/v1/submissions/{state['id']}", deadline).json()
-        return Result(state)
+            left = deadline - self._clock()
+            if left <= 0:
+                raise self._still_pending(state)
+            asked = self._clock()
+            wait = f"{max(0.1, min(_FOLLOW_WAIT_S, left)):.1f}"
+            path = f"/v1/submissions/{state['id']}"
+            state = self._send("GET", path, deadline, params={"wait": wait}).json()
+            answered_at_once = self._clock() - asked < _ANSWERED_AT_ONCE_S
+            if state.get("status") != "done" and answered_at_once:
+                if self._clock() + pause > deadline:
+                    raise self._still_pending(state)
+                self._sleep(pause)
+                pause = min(pause * 2, _LONGEST_PAUSE_S)
+        return state
+
+    def _still_pending(self, state: dict[str, Any]) -> SubmissionError:
+        return SubmissionError(
+            f"submission {state.get('id')} is still {state.get('status')} after "
+            f"{self.timeout:g} s; its report will be at {self.url}/v1/submissions/"
+            f"{state.get('id')}"
+        )
 
     def _send(
         self, method: str, path: str, deadline: float, *, may_time_out: bool = False, **kwargs: Any
@@ -110,7 +136,7 @@ class Client:
                 ) from None
             if response.status_code in _RETRY_STATUSES:
                 delay = _retry_after(response)
-                if time.monotonic() + delay <= deadline:
+                if self._clock() + delay <= deadline:
                     self._sleep(delay)
                     continue
             if response.is_error:

@@ -94,17 +94,49 @@ def test_a_problem_becomes_a_submission_error() -> None:
     assert caught.value.status == 404
 
 
-def test_a_wait_that_ends_queued_falls_back_to_polling() -> None:
+def test_a_wait_that_ends_queued_is_followed_by_gets_the_server_holds() -> None:
+    seen: list[httpx.Request] = []
+    sleeps: list[float] = []
+    now = [0.0]
+    answers = iter(
+        [
+            httpx.Response(202, json=QUEUED),
+            httpx.Response(200, json={**QUEUED, "queue": {"position": 3, "estimate_s": 80.0}}),
+            httpx.Response(200, json=DONE),
+        ]
+    )
+
+    def held(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        now[0] += 60.0  # each request held until the server's wait ends
+        return next(answers)
+
+    follower = Client(
+        "http://grader.test",
+        timeout=300,
+        transport=httpx.MockTransport(held),
+        sleep=sleeps.append,
+        clock=lambda: now[0],
+    )
+    assert follower.submit(SLUG, "x = 1\n").passed
+    assert [(r.method, r.url.path) for r in seen[1:]] == [("GET", "/v1/submissions/S1")] * 2
+    assert [r.url.params.get("wait") for r in seen[1:]] == ["60.0", "60.0"]
+    assert sleeps == [], "a held GET is asked again at once"
+
+
+def test_a_server_that_answers_a_get_at_once_is_polled_with_growing_pauses() -> None:
+    """A server older than GET ?wait ignores it: the client backs off as it always did."""
     seen: list[httpx.Request] = []
     sleeps: list[float] = []
     answers = [
         httpx.Response(202, json=QUEUED),
+        httpx.Response(200, json=QUEUED),
         httpx.Response(200, json={**QUEUED, "status": "running", "report": None}),
         httpx.Response(200, json=DONE),
     ]
     result = client(answers, seen, sleeps).submit(SLUG, "x = 1\n")
     assert result.passed
-    assert [(r.method, r.url.path) for r in seen[1:]] == [("GET", "/v1/submissions/S1")] * 2
+    assert [(r.method, r.url.path) for r in seen[1:]] == [("GET", "/v1/submissions/S1")] * 3
     assert sleeps == [0.25, 0.5]
 
 

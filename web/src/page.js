@@ -4,6 +4,7 @@ import katex from "katex";
 import * as api from "./api.js";
 import { showAttempts } from "./attempts.js";
 import { createEditor } from "./editor.js";
+import { progressTeller, statusWords } from "./line.js";
 import { reportedLines, saidLines } from "./marks.js";
 import { showPane } from "./panes.js";
 import { outcome, renderHistory, renderMessage, renderReport } from "./report.js";
@@ -11,7 +12,10 @@ import { needsSignIn, showHowToGetIn, showStudent } from "./signin.js";
 import { STUDENT_ID_KEY, load, save } from "./storage.js";
 import "./page.css";
 
-const STATUS_WORDS = { queued: "Queued: waiting for a grader…", running: "Running your code on the tests…" };
+// Each request after the first asks the service to hold it until the report is ready (a long
+// poll); an older service answers at once, and is then asked again after a pause, as before.
+const WAIT_S = 25;
+const ANSWERED_AT_ONCE_MS = 1000;
 const POLL_MS = [300, 500, 1000, 2000];
 
 const data = JSON.parse(document.getElementById("exercise-data").textContent);
@@ -92,14 +96,24 @@ async function refreshHistory() {
 // another clicked in the history) gives way to it and says nothing more.
 let latestAsked = 0;
 
+const progress = progressTeller(say);
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 // The submission once graded, and whether it had to be waited for; or null once another is asked.
 async function follow(id, ask) {
-  for (let attempt = 0; ; attempt += 1) {
-    const submission = await api.getSubmission(id);
+  for (let attempt = 0, quick = 0; ; attempt += 1) {
+    const asked = Date.now();
+    const submission = await api.getSubmission(id, attempt > 0 ? WAIT_S : null);
     if (ask !== latestAsked) return [null, false];
-    if (submission.status === "done") return [submission, attempt > 0];
-    say(STATUS_WORDS[submission.status] || submission.status);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS[Math.min(attempt, POLL_MS.length - 1)]));
+    if (submission.status === "done") {
+      progress.stop();
+      return [submission, attempt > 0];
+    }
+    progress.tell(submission);
+    if (attempt > 0 && Date.now() - asked < ANSWERED_AT_ONCE_MS) {
+      await pause(POLL_MS[Math.min(quick, POLL_MS.length - 1)]);
+      quick += 1;
+    }
   }
 }
 
@@ -122,6 +136,7 @@ function show(submission, lead) {
 let openedSource = null;
 async function display(id, { stale = false, lead = "Graded" } = {}) {
   const ask = ++latestAsked;
+  progress.stop(); // a countdown of the one followed before
   const [submission, waited] = await follow(id, ask);
   if (submission === null) return false;
   openedSource = submission.source ?? null;
@@ -155,7 +170,7 @@ submitButton.addEventListener("click", async () => {
   say("Sending…");
   try {
     const accepted = await api.submit(data.slug, editor.source(), studentInput.value.trim());
-    say(STATUS_WORDS[accepted.status] || accepted.status);
+    say(statusWords(accepted));
     refreshHistory(); // the new submission in the history at once, "queued"
     // Alone on a narrow screen, the report takes the focus: the status line is out of sight.
     if ((await display(accepted.id, { stale: true })) && showPane("report")) reportBox.focus();

@@ -41,7 +41,7 @@ def test_a_submission_is_accepted_then_graded(client: TestClient) -> None:
     response = client.post("/v1/submissions", json={"exercise": SEED, "source": CORRECT})
     assert response.status_code == 202
     accepted = response.json()
-    assert set(accepted) == {"id", "status"}
+    assert set(accepted) == {"id", "status", "queue"}
     assert accepted["status"] in {"queued", "running", "done"}
     assert response.headers["location"] == f"/v1/submissions/{accepted['id']}"
 

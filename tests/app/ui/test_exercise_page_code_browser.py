@@ -129,7 +129,7 @@ def still_running_at_first(page: Page) -> list[str]:
         polled.append(submission["status"])
         route.fulfill(response=response, json=submission)
 
-    page.route(re.compile(r"/v1/submissions/[^/?]+$"), answer)
+    page.route(re.compile(r"/v1/submissions/[^/?]+(\?wait=\d+)?$"), answer)  # a long poll too
     return polled
 
 
