@@ -63,9 +63,7 @@ class DoneListener:
                 self._closed.wait(1.0)
 
     def _listen(self) -> None:
-        pubsub: PubSub = self._client.pubsub(  # type: ignore[no-untyped-call]  # untyped upstream
-            ignore_subscribe_messages=True
-        )
+        pubsub: PubSub = self._client.pubsub(ignore_subscribe_messages=True)
         with pubsub:
             pubsub.subscribe(self._channel)
             while not self._closed.is_set():
