@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, false, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.core.db import Database, changed_rows
@@ -255,17 +255,17 @@ class Leases:
 
     def depth(self, limit_s: float | None = None) -> int:
         """Submissions accepted and not finished, deployment-wide: the queue's depth."""
-        return self.unfinished(course_id=None, limit_s=limit_s)[0]
+        return self.unfinished(None, limit_s)[0]
 
-    def unfinished(self, course_id: int | None, limit_s: float | None = None) -> tuple[int, int]:
-        """Submissions accepted and not finished: deployment-wide, and of one course; counted
-        within `limit_s` if given (app.core.db.Database.session)."""
-        of_course = func.coalesce(
-            func.sum(case((Submission.course_id == course_id, 1), else_=0)), 0
-        )
+    def unfinished(
+        self, of: ColumnElement[bool] | None, limit_s: float | None = None
+    ) -> tuple[int, int]:
+        """Submissions accepted and not finished: deployment-wide, and those where `of` holds
+        (one caller's); counted within `limit_s` if given (app.core.db.Database.session)."""
+        mine = func.coalesce(func.sum(case((of if of is not None else false(), 1), else_=0)), 0)
         with self._database.session(limit_s) as session:
             row = session.execute(
-                select(func.count(), of_course)
+                select(func.count(), mine)
                 .select_from(Submission)
                 .where(Submission.status != SubmissionStatus.DONE)
             ).one()
