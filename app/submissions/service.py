@@ -20,7 +20,7 @@ from app.api.submission_schemas import SubmissionCreate, SubmissionPage, Submiss
 from app.core.logs import bound_submission
 from app.core.models import Submission, utcnow
 from app.courses import budgets
-from app.submissions import admission
+from app.submissions import admission, fair_order
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +45,9 @@ def accept(
     """Store the submission (committed) and hand it to the dispatcher.
 
     Order: replay of an Idempotency-Key first (a retry is answered even when limits would bite),
-    then rate limits (429), the insert with the attempt budget (429), admission
-    (app.submissions.admission: 429 past a caller's submissions in flight, 503 past the disk's
-    guard), the hand-over. The budget is counted in
+    then rate limits (429), the insert with the attempt budget (429) and its rank in line
+    (app.submissions.fair_order), admission (app.submissions.admission: 429 past a caller's
+    submissions in flight, 503 past the disk's guard), the hand-over. The budget is counted in
     the insert's transaction, under the student's lock (app.courses.budgets.lock_student), so
     concurrent requests cannot overshoot it; admission is counted after the commit, in the
     database that every API replica shares, and a refused row is withdrawn. A refusal leaves
@@ -73,6 +73,9 @@ def accept(
     )
     try:
         with api.database.session() as session:
+            row.queue_rank = fair_order.rank_at_accept(
+                session, principal, row, api.settings.fair_window_s
+            )
             _store_within_budget(session, principal, row)
     except IntegrityError:  # a concurrent request with the same key stored it first
         if idempotency_key is None:
