@@ -12,7 +12,9 @@ What is refused is one caller holding many submissions in flight (queued or runn
                   guard for the disk, set far beyond a class; not a fairness rule.
 
 Counted after the submission is committed (so it counts itself), in the database every API
-replica shares: of concurrent requests, the last to commit sees the others, so none overshoots.
+replica shares: of concurrent requests, the last to commit sees the others, so none overshoots,
+but for one that a grader took in the instant between its commit and its count: that one stays
+admitted (app.submissions.service._withdraw).
 The per-minute rate limits (app.submissions.service) come before and stay.
 """
 

@@ -6,7 +6,6 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass
-from typing import NoReturn
 
 from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.exc import IntegrityError
@@ -17,8 +16,9 @@ from app.access.auth import Principal
 from app.api.api_process import ApiProcess
 from app.api.problems import AttemptsUsedUp, IdempotencyKeyReused, Problem, RateLimited
 from app.api.submission_schemas import SubmissionCreate, SubmissionPage, SubmissionSummary
+from app.core.db import changed_rows
 from app.core.logs import bound_submission
-from app.core.models import Submission, utcnow
+from app.core.models import Submission, SubmissionStatus, utcnow
 from app.courses import budgets
 from app.submissions import admission, fair_order
 
@@ -119,10 +119,20 @@ def _store_within_budget(session: Session, principal: Principal, row: Submission
     )
 
 
-def _withdraw(api: ApiProcess, submission_id: str, refusal: Problem) -> NoReturn:
-    """Delete the stored submission and refuse the request: a refusal leaves nothing behind."""
+def _withdraw(api: ApiProcess, submission_id: str, refusal: Problem) -> None:
+    """Delete the stored submission and refuse the request: a refusal leaves nothing behind.
+    Graders take the head of the line, whichever id they were handed, so one may have taken
+    this one already: then it stays, admitted, rather than spend that grader's turn on nothing
+    (the turn another queued submission counts on)."""
     with api.database.session() as session:
-        session.execute(delete(Submission).where(Submission.id == submission_id))
+        deleted = session.execute(
+            delete(Submission).where(
+                Submission.id == submission_id, Submission.status == SubmissionStatus.QUEUED
+            )
+        )
+        if changed_rows(deleted) != 1:
+            log.info("admitted after all: a grader took it before it could be withdrawn")
+            return
     log.info("withdrawn: %s", refusal.title)
     raise refusal
 

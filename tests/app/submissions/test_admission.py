@@ -13,7 +13,9 @@ from app_support import CORRECT, SEED, ClientFactory, SettingsFactory
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app.api.problems import TooManyInFlight
 from app.core.models import Role, Submission
+from app.submissions import admission
 
 
 @pytest.fixture
@@ -134,3 +136,21 @@ def test_submissions_older_than_the_window_do_not_count(keyed: Any) -> None:
     for _ in range(2):
         assert post(client, integration, "ada").status_code == 202
     assert stored(client) == [("ada", 0), ("ada", 0)]
+
+
+def test_a_submission_a_grader_took_before_its_refusal_stays_admitted(
+    keyed: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = keyed()
+    integration = caller(client, "ml-101", Role.SUBMITTER)
+    api = client.app.state.api  # type: ignore[attr-defined]
+
+    def taken_then_refused(api_: Any, row: Submission) -> TooManyInFlight:
+        # A grader handed another id takes the head of the line: this one, just committed.
+        assert api.leases.claim_next("another", "grader") is not None
+        return TooManyInFlight("refused too late", 1)
+
+    monkeypatch.setattr(admission, "refusal", taken_then_refused)
+    accepted = post(client, integration, "ada")
+    assert accepted.status_code == 202  # the grader's turn is not spent on nothing
+    assert stored(client) == [("ada", 0)]
