@@ -63,7 +63,7 @@ class DoneListener:
                 self._closed.wait(1.0)
 
     def _listen(self) -> None:
-        pubsub: PubSub = self._client.pubsub(  # type: ignore[no-untyped-call]  # untyped upstream
+        pubsub: PubSub = self._client.pubsub(  # type: ignore[no-untyped-call, unused-ignore]  # untyped before redis 8
             ignore_subscribe_messages=True
         )
         with pubsub:

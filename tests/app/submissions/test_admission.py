@@ -143,7 +143,7 @@ def test_a_submission_a_grader_took_before_its_refusal_stays_admitted(
 ) -> None:
     client = keyed()
     integration = caller(client, "ml-101", Role.SUBMITTER)
-    api = client.app.state.api  # type: ignore[attr-defined]
+    api = client.app.state.api
 
     def taken_then_refused(api_: Any, row: Submission) -> TooManyInFlight:
         # A grader handed another id takes the head of the line: this one, just committed.
