@@ -175,9 +175,10 @@ class Leases:
 
     def claim_next(self, handed_id: str, holder: str) -> Claim | None:
         """Take the first queued submission in line, in order of (queue_rank, id): the handed
-        one or one ahead of it; when none is queued, the handed one as `claim` does (a stale
-        running one the sweeper sent again). A head that another grader takes first is passed
-        over: each pass through the loop means some grader took one."""
+        one or one ahead of it in line; when none is queued, the handed one as `claim` does (a
+        stale running one the sweeper sent again). A head that another grader takes first (or
+        that its request withdrew) is passed over: each pass through the loop finds the line
+        shorter by one."""
         queued = Submission.status == SubmissionStatus.QUEUED
         while True:
             with self._database.session() as session:
