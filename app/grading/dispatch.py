@@ -13,8 +13,8 @@ than the id it was handed; as many turns as accepted submissions grade them all.
 
 The API stores (commits) a submission first and dispatches it second, so a dispatcher that
 loses work loses nothing: the sweeper (app.grading.sweeper) dispatches again what nobody answers
-for. Queue capacity is not a dispatcher's business: the API counts unfinished submissions in the
-database, the same on both paths (app.submissions.service).
+for. Admission is not a dispatcher's business: the API counts unfinished submissions in the
+database, the same on both paths (app.submissions.admission).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Fair order on the embedded path, on SQLite and PostgreSQL: with grading held back, a student's
 first submission is graded before another student's resubmissions of the same minute; two
-grading threads grade each submission once and leave none. (The scale-out task's order: tests/app/scaleout/test_scaleout.py; racing graders:
-test_leases.py.)"""
+grading threads grade each submission once and leave none. (The scale-out task's order:
+tests/app/scaleout/test_scaleout.py; racing graders: test_leases.py.)"""
 
 from __future__ import annotations
 
