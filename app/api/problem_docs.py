@@ -49,7 +49,9 @@ _EXAMPLE_DETAILS = {
     "other-student": "you are signed in as 'ada', and submit as that student only",
     "reserved-student-id": "student ids starting 'lti:' are reserved for students launched "
     "from an LMS; choose another id",
-    "queue-full": "256 submissions are waiting; retry later",
+    "too-many-in-flight": "you have 3 submissions waiting to be graded; submit again once one "
+    "is graded",
+    "queue-full": "20000 submissions are waiting; retry later",
     "exercise-unavailable": "exercise 'attention' is broken: attention/exercise.toml: "
     "tests.0.seed: Field required",
     "exercise-draft": "exercise 'attention' is a draft (not proven: run `autograder "

@@ -17,8 +17,9 @@
     ├── PayloadTooLarge           413  source (or body) over the limit
     ├── RateLimited               429  with Retry-After
     ├── AttemptsUsedUp            429  with Retry-After: the exercise's attempt budget is spent
-    ├── CourseQueueFull           429  with Retry-After: the course's share of the queue is taken
-    ├── QueueFull                 503  with Retry-After: the work is refused, never dropped
+    ├── TooManyInFlight           429  with Retry-After: this student (or this key's submissions
+    │                                  naming no student) has the most waiting that one may
+    ├── QueueFull                 503  with Retry-After: the disk's guard; refused, never dropped
     ├── ExerciseUnavailable       503  the exercise's folder is broken (its faults in `detail`)
     ├── StorageFull               503  with Retry-After: the disk or the database is full
     ├── DatabaseBusy              503  with Retry-After: a statement ran, or waited on a lock,
@@ -151,8 +152,8 @@ class ExerciseIsDraft(Problem):
     status, kind, title = 409, "exercise-draft", "Exercise not published"
 
 
-class CourseQueueFull(_RetryLater):
-    status, kind, title = 429, "course-queue-full", "Too much of this course's work in flight"
+class TooManyInFlight(_RetryLater):
+    status, kind, title = 429, "too-many-in-flight", "Too many submissions waiting to be graded"
 
 
 class StorageFull(_RetryLater):

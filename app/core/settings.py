@@ -71,14 +71,21 @@ class AppSettings(GraderSettings):
 
     # Larger sources get 413; the request body as a whole may be a little larger (JSON escaping).
     max_source_bytes: int = Field(default=256 * 1024, ge=1024)
-    # Submissions accepted but not finished, at most; past it POST answers 503 with Retry-After.
-    # Work is refused explicitly, never dropped.
-    queue_capacity: int = Field(default=256, ge=1)
-    # Submissions of one course accepted but not finished, at most; past it POST answers 429 with
-    # Retry-After, so one course's key cannot fill the whole queue.
-    queue_capacity_per_course: int = Field(default=192, ge=1)
-    # The Retry-After of a 503 when the queue is full, in seconds.
+    # Admission is by what a caller does, never by how many students a course has queued
+    # (app.submissions.admission). Unfinished (queued or running) submissions of one student in
+    # one course, at most; past it POST answers 429 with Retry-After.
+    max_in_flight_per_student: int = Field(default=3, ge=1)
+    # Unfinished submissions that name no student, per API key (a staff script or an
+    # integration), at most; past it POST answers 429 with Retry-After.
+    max_in_flight_per_key: int = Field(default=64, ge=1)
+    # Unfinished submissions deployment-wide, at most: a guard for the disk, far beyond any
+    # class; past it POST answers 503 with Retry-After. Work is refused explicitly, never dropped.
+    queue_capacity: int = Field(default=20_000, ge=1)
+    # The Retry-After of these refusals, in seconds.
     queue_retry_after_s: int = Field(default=5, ge=1)
+    # Fair order: a submission ranks by how many its student submitted in the course within
+    # this many seconds before it (app.submissions.fair_order).
+    fair_window_s: float = Field(default=60.0, ge=0)
     # Grading starts of one submission, at most: a submission whose grading was interrupted
     # (service killed, worker lost) this many times gets an explicit error report instead.
     max_attempts: int = Field(default=3, ge=1, le=20)

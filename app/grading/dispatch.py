@@ -4,13 +4,17 @@
     ├── EmbeddedDispatcher   a pool of threads in this process, one Grader over warm sandboxes
     │                        (the embedded default: AUTOGRADER_BROKER_URL unset)
     └── CeleryDispatcher     scale-out (app.scaleout.dispatcher): `submit` sends a task that
-                             runs `app.grading.job.grade_submission(id, context)` in `autograder
+                             runs `app.grading.job.grade_next(id, context)` in `autograder
                              worker`
+
+A hand-over is a turn to grade, not a ticket for one submission: on both paths the grader takes
+the first submission in line (fair order, app.submissions.fair_order), which may be another
+than the id it was handed; as many turns as accepted submissions grade them all.
 
 The API stores (commits) a submission first and dispatches it second, so a dispatcher that
 loses work loses nothing: the sweeper (app.grading.sweeper) dispatches again what nobody answers
-for. Queue capacity is not a dispatcher's business: the API counts unfinished submissions in the
-database, the same on both paths (app.submissions.service).
+for. Admission is not a dispatcher's business: the API counts unfinished submissions in the
+database, the same on both paths (app.submissions.admission).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from app.grading.job import GradingContext, grade_submission, warm_up
+from app.grading.job import GradingContext, grade_next, warm_up
 from grader.sandbox.interface import Layer
 
 log = logging.getLogger(__name__)
@@ -69,7 +73,7 @@ class EmbeddedDispatcher:
         self,
         context: GradingContext,
         *,
-        job: Callable[[str, GradingContext], None] = grade_submission,
+        job: Callable[[str, GradingContext], None] = grade_next,
     ) -> None:
         self._context = context
         self._job = job

@@ -1,11 +1,12 @@
 """The grading job: the one function that grades a stored submission, whoever runs it.
 
-`grade_submission(submission_id, context)` is called by the embedded dispatcher's threads and by
-the scale-out worker's task alike. It claims the submission under a lease (app.grading.leases),
-grades it, and stores the report and marks it done (only the first finisher writes). In that same
-transaction the hooks the integrations registered record what must follow the report (a webhook
-delivery, an LTI score post) in the outbox, which app.outbox.sender sends; the job knows none of
-them. Then it wakes whoever waits for the submission.
+`grade_next(handed_id, context)` is what the embedded dispatcher's threads and the scale-out
+worker's task alike run for each hand-over: it claims the first submission in line (fair order,
+app.submissions.fair_order) under a lease (app.grading.leases); `grade_submission(id, context)`
+claims the one named. Either grades it, and stores the report and marks it done (only the first
+finisher writes). In that same transaction the hooks the integrations registered record what
+must follow the report (a webhook delivery, an LTI score post) in the outbox, which
+app.outbox.sender sends; the job knows none of them. Then it wakes whoever waits for the submission.
 
 Past `max_attempts` claims the submission is finished with an explicit error report instead of
 being graded again, so it is never lost and never stuck: what a dead grader held is dispatched
@@ -76,7 +77,7 @@ def warm_up(grader: Grader) -> None:
 
 
 def grade_submission(submission_id: str, context: GradingContext) -> None:
-    """Grade one stored submission to the end. Returns quietly when it is not claimable (done,
+    """Grade this stored submission to the end. Returns quietly when it is not claimable (done,
     or running under a live lease elsewhere, or unknown); raises only when the database fails,
     in which case the submission stays claimable and is graded again later."""
     with bound_submission(submission_id):
@@ -84,14 +85,32 @@ def grade_submission(submission_id: str, context: GradingContext) -> None:
         if claim is None:
             log.info("not claimable (finished, or being graded elsewhere)")
             return
-        context.held.add(SUBMISSIONS, submission_id)
-        try:
-            _grade_claimed(submission_id, claim, context)
-        finally:
-            context.held.discard(SUBMISSIONS, submission_id)
+        _grade_held(claim, context)
 
 
-def _grade_claimed(submission_id: str, claim: Claim, context: GradingContext) -> None:
+def grade_next(handed_id: str, context: GradingContext) -> None:
+    """What a hand-over of `handed_id` does, on both paths: grade the first submission in line
+    (app.grading.leases.Leases.claim_next), the handed one when none is queued. A hand-over
+    grades one submission whenever any is queued, and every accepted submission is handed over
+    once at least, so every one is graded. Fails as `grade_submission` does."""
+    claim = context.leases.claim_next(handed_id, context.holder)
+    if claim is None:
+        with bound_submission(handed_id):
+            log.info("nothing queued, and this one is not claimable")
+        return
+    with bound_submission(claim.submission_id):
+        _grade_held(claim, context)
+
+
+def _grade_held(claim: Claim, context: GradingContext) -> None:
+    context.held.add(SUBMISSIONS, claim.submission_id)
+    try:
+        _grade_claimed(claim, context)
+    finally:
+        context.held.discard(SUBMISSIONS, claim.submission_id)
+
+
+def _grade_claimed(claim: Claim, context: GradingContext) -> None:
     started = time.perf_counter()
     if claim.attempts > context.settings.max_attempts:
         log.error("giving up after %d interrupted gradings", claim.attempts - 1)
@@ -104,7 +123,7 @@ def _grade_claimed(submission_id: str, claim: Claim, context: GradingContext) ->
     else:
         log.info("grading %s, attempt %d", claim.exercise, claim.attempts)
         report = grade_source(context.grader, claim.exercise, claim.source)
-    outbox_due = _finish(context, submission_id, claim.course_id, report)
+    outbox_due = _finish(context, claim.submission_id, claim.course_id, report)
     if outbox_due is None:
         log.info("already finished by another grader; this result is dropped")
     elapsed = time.perf_counter() - started
@@ -119,7 +138,7 @@ def _grade_claimed(submission_id: str, claim: Claim, context: GradingContext) ->
         elapsed * 1000,
         extra={"report_status": report.status.value, "duration_ms": round(elapsed * 1000, 1)},
     )
-    context.on_done(submission_id, bool(outbox_due))
+    context.on_done(claim.submission_id, bool(outbox_due))
 
 
 def grade_source(grader: Grader, exercise: str, source: str) -> Report:

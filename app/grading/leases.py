@@ -17,9 +17,11 @@ work's end (or the only grader of a database at start) drops the lease in the UP
 the row's status (`drop`).
 
 A grader claims a submission: a queued one, or a running one whose grader's lease expired or
-that has run past `running_stale_after_s` (a wedged grader). Each claim counts an attempt; past
-`max_attempts` the grading job ends it with an error report, so a submission that keeps killing
-its graders ends too.
+that has run past `running_stale_after_s` (a wedged grader). Handed an id, it claims the head
+of the line of queued submissions, in order of (queue_rank, id), whichever id it was handed
+(`claim_next`; app.submissions.fair_order sets the rank), and the handed one only when none is
+queued. Each claim counts an attempt; past `max_attempts` the grading job ends it with an error
+report, so a submission that keeps killing its graders ends too.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, false, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.core.db import Database, changed_rows
@@ -137,6 +139,7 @@ def renew_held(database: Database, held: Held, holder: str, lease_s: float) -> N
 
 @dataclass(frozen=True)
 class Claim:
+    submission_id: str
     course_id: int
     exercise: str
     source: str
@@ -168,28 +171,58 @@ class Leases:
             self._wedged(now),
         )
         with self._database.session() as session:
-            if not SUBMISSIONS.hold(
-                session,
-                submission_id,
-                claimable,
-                holder,
-                now + self._lease,
-                status=SubmissionStatus.RUNNING,
-                attempts=Submission.attempts + 1,
-                started_at=now,
-            ):
-                return None
-            row = session.execute(
-                select(
-                    Submission.course_id,
-                    Submission.exercise,
-                    Submission.source,
-                    Submission.attempts,
-                ).where(Submission.id == submission_id)
-            ).one()
-        return Claim(
-            course_id=row.course_id, exercise=row.exercise, source=row.source, attempts=row.attempts
-        )
+            return self._take_to_grade(session, submission_id, claimable, holder, now)
+
+    def claim_next(self, handed_id: str, holder: str) -> Claim | None:
+        """Take the first queued submission in line, in order of (queue_rank, id): the handed
+        one or one ahead of it in line; when none is queued, the handed one as `claim` does (a
+        stale running one the sweeper sent again). A head that another grader takes first (or
+        that its request withdrew) is passed over: each pass through the loop finds the line
+        shorter by one."""
+        queued = Submission.status == SubmissionStatus.QUEUED
+        while True:
+            with self._database.session() as session:
+                # PostgreSQL: a head that another grader's transaction holds is skipped rather
+                # than waited for; SQLite has one writer, and the conditional UPDATE decides.
+                head = session.scalar(
+                    select(Submission.id)
+                    .where(queued)
+                    .order_by(Submission.queue_rank, Submission.id)
+                    .limit(1)
+                    .with_for_update(skip_locked=True)
+                )
+                if head is None:
+                    break
+                taken = self._take_to_grade(session, head, queued, holder, utcnow())
+            if taken is not None:
+                return taken
+        return self.claim(handed_id, holder)
+
+    def _take_to_grade(
+        self,
+        session: Session,
+        submission_id: str,
+        claimable: ColumnElement[bool],
+        holder: str,
+        now: datetime,
+    ) -> Claim | None:
+        if not SUBMISSIONS.hold(
+            session,
+            submission_id,
+            claimable,
+            holder,
+            now + self._lease,
+            status=SubmissionStatus.RUNNING,
+            attempts=Submission.attempts + 1,
+            started_at=now,
+        ):
+            return None
+        row = session.execute(
+            select(
+                Submission.course_id, Submission.exercise, Submission.source, Submission.attempts
+            ).where(Submission.id == submission_id)
+        ).one()
+        return Claim(submission_id, row.course_id, row.exercise, row.source, row.attempts)
 
     def orphans(self) -> list[str]:
         """Unfinished submissions nobody answers for, oldest first: an expired lease (a grader
@@ -255,18 +288,19 @@ class Leases:
 
     def depth(self, limit_s: float | None = None) -> int:
         """Submissions accepted and not finished, deployment-wide: the queue's depth."""
-        return self.unfinished(course_id=None, limit_s=limit_s)[0]
+        return self.unfinished(None, limit_s)[0]
 
-    def unfinished(self, course_id: int | None, limit_s: float | None = None) -> tuple[int, int]:
-        """Submissions accepted and not finished: deployment-wide, and of one course; counted
-        within `limit_s` if given (app.core.db.Database.session)."""
-        of_course = func.coalesce(
-            func.sum(case((Submission.course_id == course_id, 1), else_=0)), 0
-        )
+    def unfinished(
+        self, of: ColumnElement[bool] | None, limit_s: float | None = None
+    ) -> tuple[int, int]:
+        """Submissions accepted and not finished: deployment-wide, and those where `of` holds
+        (one caller's); counted within `limit_s` if given (app.core.db.Database.session)."""
+        mine = func.coalesce(func.sum(case((of if of is not None else false(), 1), else_=0)), 0)
+        # IN rather than != done: the status index then reads the unfinished rows only, not
+        # every row the deployment ever graded.
+        unfinished = Submission.status.in_((SubmissionStatus.QUEUED, SubmissionStatus.RUNNING))
         with self._database.session(limit_s) as session:
             row = session.execute(
-                select(func.count(), of_course)
-                .select_from(Submission)
-                .where(Submission.status != SubmissionStatus.DONE)
+                select(func.count(), mine).select_from(Submission).where(unfinished)
             ).one()
         return int(row[0]), int(row[1])

@@ -28,6 +28,7 @@ from app.api.problems import (
     QueueFull,
     RateLimited,
     SubmissionNotFound,
+    TooManyInFlight,
     Unauthorized,
 )
 from app.api.submission_schemas import (
@@ -87,7 +88,9 @@ def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> Subm
     status_code=202,
     response_model=SubmissionAccepted,
     summary="Submit as the launched student",
-    responses=responses(Unauthorized, PayloadTooLarge, RateLimited, AttemptsUsedUp, QueueFull),
+    responses=responses(
+        Unauthorized, PayloadTooLarge, RateLimited, AttemptsUsedUp, TooManyInFlight, QueueFull
+    ),
 )
 async def submit(
     body: LtiSubmissionCreate, who: LaunchSessionDep, api: ApiDep

@@ -6,8 +6,8 @@ carries messages, leases and rate limits, and losing any of them delays work but
 
     autograder serve (API)                       autograder worker (N of them)
     ─────────────────────                        ─────────────────────────────
-    commit row ─▶ CeleryDispatcher.submit ─▶ Redis ─▶ grade task: hold a lease on the id,
-                  (task carries the id only)          app.grading.job.grade_submission(id, context)
+    commit row ─▶ CeleryDispatcher.submit ─▶ Redis ─▶ grade task: lease the first in line,
+                  (task carries the id only)          app.grading.job.grade_next(id, context)
                                                       webhooks: deliver task, re-sent with backoff
     Sweeper (in both; one sweep a period across the deployment): an unfinished row that no
     ticket or lease covers (a killed worker, a lost message) goes back to the queue.

@@ -3,7 +3,8 @@ burst up to the per-minute rate, refilled evenly), kept in one hash per name and
 one script, so concurrent replicas take tokens atomically. Redis's clock is the only clock.
 
 If Redis cannot be reached the request is let through: the broker is then down too, and the
-submission is still stored and bounded by the queue's capacity; refusing it would add nothing.
+submission is still stored and bounded by admission (app.submissions.admission); refusing it
+would add nothing.
 """
 
 from __future__ import annotations

@@ -30,19 +30,21 @@ from prometheus_client import start_http_server
 
 from app.core.metrics import Metrics
 from app.core.settings import AppSettings
-from app.grading.job import GradingContext, grade_submission
+from app.grading.job import GradingContext, grade_next
 from app.scaleout.broker import GRADE_TASK, GRADING_QUEUE
 
 log = logging.getLogger(__name__)
 
 
 def register_grade_task(celery: Celery, context: GradingContext) -> None:
-    """The one task: the grading job both paths share, on this worker's context."""
+    """The one task: the grading job both paths share, on this worker's context; it grades the
+    first submission in line, the one it names when none is queued."""
 
     def grade(submission_id: str) -> None:
-        grade_submission(submission_id, context)
+        grade_next(submission_id, context)
 
-    celery.task(name=GRADE_TASK)(grade)
+    # Not shared: Celery would register it, bound to this context, on every app made later too.
+    celery.task(name=GRADE_TASK, shared=False)(grade)
 
 
 def serve_metrics(settings: AppSettings, metrics: Metrics, stack: ExitStack) -> None:

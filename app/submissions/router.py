@@ -18,7 +18,6 @@ from app.api.problem_docs import responses
 from app.api.problems import (
     AttemptsUsedUp,
     CallbackUrlRefused,
-    CourseQueueFull,
     DatabaseBusy,
     IdempotencyKeyReused,
     NotFinished,
@@ -29,6 +28,7 @@ from app.api.problems import (
     ReservedStudentId,
     StorageFull,
     SubmissionNotFound,
+    TooManyInFlight,
     Unauthorized,
     UnknownExercise,
 )
@@ -78,7 +78,7 @@ VisibleSubmissionDep = Annotated[Submission, Depends(visible_submission)]
             OtherStudent,
             RateLimited,
             AttemptsUsedUp,
-            CourseQueueFull,
+            TooManyInFlight,
             QueueFull,
             StorageFull,
             DatabaseBusy,

@@ -6,7 +6,6 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass
-from typing import NoReturn
 
 from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.exc import IntegrityError
@@ -15,18 +14,13 @@ from sqlalchemy.orm import Session, defer
 from app.access import rules as access
 from app.access.auth import Principal
 from app.api.api_process import ApiProcess
-from app.api.problems import (
-    AttemptsUsedUp,
-    CourseQueueFull,
-    IdempotencyKeyReused,
-    Problem,
-    QueueFull,
-    RateLimited,
-)
+from app.api.problems import AttemptsUsedUp, IdempotencyKeyReused, Problem, RateLimited
 from app.api.submission_schemas import SubmissionCreate, SubmissionPage, SubmissionSummary
+from app.core.db import changed_rows
 from app.core.logs import bound_submission
-from app.core.models import Submission, utcnow
+from app.core.models import Submission, SubmissionStatus, utcnow
 from app.courses import budgets
+from app.submissions import admission, fair_order
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +45,13 @@ def accept(
     """Store the submission (committed) and hand it to the dispatcher.
 
     Order: replay of an Idempotency-Key first (a retry is answered even when limits would bite),
-    then rate limits (429), the insert with the attempt budget (429), queue capacity (503), the
-    hand-over. The budget is counted in the insert's transaction, under the student's lock
-    (app.courses.budgets.lock_student), so concurrent requests cannot overshoot it; capacity is
-    counted after the commit, in the database that every API replica shares, and a refused row is
-    withdrawn. A refusal leaves nothing behind.
+    then rate limits (429), the insert with the attempt budget (429) and its rank in line
+    (app.submissions.fair_order), admission (app.submissions.admission: 429 past a caller's
+    submissions in flight, 503 past the disk's guard), the hand-over. The budget is counted in
+    the insert's transaction, under the student's lock (app.courses.budgets.lock_student), so
+    concurrent requests cannot overshoot it; admission is counted after the commit, in the
+    database that every API replica shares, and a refused row is withdrawn. A refusal leaves
+    nothing behind.
     """
     digest = request_hash(body)
     if idempotency_key is not None:
@@ -77,6 +73,9 @@ def accept(
     )
     try:
         with api.database.session() as session:
+            row.queue_rank = fair_order.rank_at_accept(
+                session, principal, row, api.settings.fair_window_s
+            )
             _store_within_budget(session, principal, row)
     except IntegrityError:  # a concurrent request with the same key stored it first
         if idempotency_key is None:
@@ -87,7 +86,7 @@ def accept(
         return Accepted(earlier, replayed=True)
     with bound_submission(row.id):
         log.info("accepted for %s", row.exercise, extra={"student_id": row.student_id})
-        refusal = _over_capacity(api, principal)
+        refusal = admission.refusal(api, row)
         if refusal is not None:
             _withdraw(api, row.id, refusal)
         api.dispatcher.submit(row.id)
@@ -120,29 +119,20 @@ def _store_within_budget(session: Session, principal: Principal, row: Submission
     )
 
 
-def _over_capacity(api: ApiProcess, principal: Principal) -> QueueFull | CourseQueueFull | None:
-    """Queue capacity, for the deployment (503) and for the course (429, so one course cannot
-    fill the queue), counted with this submission (it is committed)."""
-    settings = api.settings
-    depth, course_depth = api.leases.unfinished(principal.course_id)
-    if depth > settings.queue_capacity:
-        return QueueFull(
-            f"{depth - 1} submissions are waiting or being graded; retry later",
-            settings.queue_retry_after_s,
-        )
-    if course_depth > settings.queue_capacity_per_course:
-        return CourseQueueFull(
-            f"{course_depth - 1} submissions of this course are waiting or being graded, the "
-            "most it may have at once; retry later",
-            settings.queue_retry_after_s,
-        )
-    return None
-
-
-def _withdraw(api: ApiProcess, submission_id: str, refusal: Problem) -> NoReturn:
-    """Delete the stored submission and refuse the request: a refusal leaves nothing behind."""
+def _withdraw(api: ApiProcess, submission_id: str, refusal: Problem) -> None:
+    """Delete the stored submission and refuse the request: a refusal leaves nothing behind.
+    Graders take the head of the line, whichever id they were handed, so one may have taken
+    this one already: then it stays, admitted, rather than spend that grader's turn on nothing
+    (the turn another queued submission counts on)."""
     with api.database.session() as session:
-        session.execute(delete(Submission).where(Submission.id == submission_id))
+        deleted = session.execute(
+            delete(Submission).where(
+                Submission.id == submission_id, Submission.status == SubmissionStatus.QUEUED
+            )
+        )
+        if changed_rows(deleted) != 1:
+            log.info("admitted after all: a grader took it before it could be withdrawn")
+            return
     log.info("withdrawn: %s", refusal.title)
     raise refusal
 

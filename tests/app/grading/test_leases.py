@@ -5,6 +5,7 @@ kind of work."""
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import datetime, timedelta
 
@@ -13,7 +14,7 @@ from app_support import SettingsFactory, load_submission, store_submission
 from sqlalchemy import select
 
 from app.core.db import Database
-from app.core.models import DEFAULT_COURSE_ID, SubmissionStatus, utcnow
+from app.core.models import DEFAULT_COURSE_ID, Submission, SubmissionStatus, utcnow
 from app.grading.leases import DISPATCHED, SUBMISSIONS, Held, Leases, renew_held
 from app.regrades.models import REGRADES, Regrade, RegradeStatus
 
@@ -148,3 +149,55 @@ def test_one_heartbeat_renews_the_holders_leases_on_every_kind_of_work(
     assert expiries() == before
     renew_held(database, held, "one", 3600)
     assert all(ends is not None and ends > utcnow() + timedelta(minutes=30) for ends in expiries())
+
+
+def test_a_hand_over_claims_the_head_of_the_line_else_the_handed_one(
+    leases: Leases, database: Database
+) -> None:
+    fifth = store_submission(database, queue_rank=4)
+    first = store_submission(database, queue_rank=0)
+    claim = leases.claim_next(fifth, "grader")
+    assert claim is not None and claim.submission_id == first  # a first submission goes ahead
+    claim = leases.claim_next(first, "grader")
+    assert claim is not None and claim.submission_id == fifth
+    long_ago = utcnow() - timedelta(minutes=1)
+    stale = store_submission(
+        database, status=SubmissionStatus.RUNNING, attempts=1, started_at=long_ago,
+        lease_holder="dead", lease_expires_at=long_ago,
+    )  # fmt: skip
+    claim = leases.claim_next(stale, "grader")  # none queued: the handed one, as the sweeper sent
+    assert claim is not None and (claim.submission_id, claim.attempts) == (stale, 2)
+    assert leases.claim_next(stale, "other") is None  # now under a live lease
+
+
+def test_two_graders_racing_take_each_submission_once_in_line_order(
+    leases: Leases, database: Database
+) -> None:
+    ranks = [3, 0, 2, 0, 1] * 8
+    ids = [store_submission(database, queue_rank=rank) for rank in ranks]
+    line = sorted(ids, key=lambda i: (ranks[ids.index(i)], i))
+    taken: dict[str, list[str]] = {"one": [], "two": []}
+
+    def grade(holder: str, handed: list[str]) -> None:
+        for handed_id in handed:
+            claim = leases.claim_next(handed_id, holder)
+            if claim is None:  # a hand-over finds one to grade while any is queued
+                taken[holder].append("nothing")
+                continue
+            taken[holder].append(claim.submission_id)
+            with database.session() as session:
+                SUBMISSIONS.drop(
+                    session, Submission.id == claim.submission_id, status=SubmissionStatus.DONE
+                )
+
+    graders = [
+        threading.Thread(target=grade, args=("one", ids[0::2])),
+        threading.Thread(target=grade, args=("two", ids[1::2])),
+    ]
+    for grader in graders:
+        grader.start()
+    for grader in graders:
+        grader.join()
+    assert sorted(taken["one"] + taken["two"]) == sorted(ids)  # each once, none left behind
+    for own in taken.values():
+        assert own == [i for i in line if i in own]  # each in line order

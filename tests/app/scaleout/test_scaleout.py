@@ -291,3 +291,32 @@ def test_a_worker_announcement_wakes_the_api(ns: RedisNamespace) -> None:
         assert woken[:1] == [("s1", True)]
     finally:
         listener.close()
+
+
+def test_the_grade_task_grades_in_line_order_not_the_order_sent(
+    make_client: ClientFactory, scaled: Any, database: Database, grader: Grader,
+    celery_app: Celery,
+) -> None:  # fmt: skip
+    client = make_client(scaled(max_in_flight_per_student=10))
+    sources = [f"{CORRECT}\n# {n} ada" for n in range(5)] + [f"{CORRECT}\n# 0 bob"]
+    sent = []
+    for source in sources:
+        student = source.rsplit(" ", 1)[-1]
+        body = {"exercise": SEED, "source": source, "student_id": student}
+        sent.append(client.post("/v1/submissions", json=body).json()["id"])
+    graded: list[str] = []
+    real_grade = grader.grade
+
+    def grade(exercise: str, source: str) -> Any:
+        graded.append(source)
+        return real_grade(exercise, source)
+
+    context = GradingContext(settings=scaled(), database=database, grader=grader, holder="w")
+    register_grade_task(celery_app, context)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grader, "grade", grade)
+        for submission_id in sent:  # as a worker takes the messages: in the order sent
+            celery_app.tasks[GRADE_TASK](submission_id)
+    assert graded == [sources[0], sources[5], *sources[1:5]]  # bob's first before ada's second
+    with database.session() as session:
+        assert list(session.scalars(select(Submission.status))) == [SubmissionStatus.DONE] * 6
