@@ -24,7 +24,7 @@ import os
 import resource
 
 from grader.limits import SandboxLimits
-from grader.sandbox import landlock, niceness, seccomp
+from grader.sandbox import landlock, seccomp
 from grader.sandbox.interface import Layer
 from grader.sandbox.libc import last_error, libc
 from grader.sandbox.scratch import make_scratch, remove_scratch
@@ -43,7 +43,6 @@ def prepare(channel_fd: int, scratch: str, uid: int | None) -> list[Layer]:
     # deadline, and nothing the child does can signal the warm process's group by accident.
     if os.getsid(0) != os.getpid():
         os.setsid()
-        niceness.match_session()  # while it may still write its own /proc files
     _keep_only_channel(channel_fd)
     os.chdir(scratch)
     return [_enter_namespaces(), _drop_to_uid(uid)]

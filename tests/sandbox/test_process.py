@@ -23,10 +23,10 @@ from grader.limits import MIB, SandboxLimits
 from grader.sandbox import landlock
 from grader.sandbox.fresh import FreshInterpreterSandbox
 from grader.sandbox.inprocess import InProcessSandbox
-from grader.sandbox.niceness import GRADING_NICENESS
 from grader.sandbox.process import WarmProcessSandbox
 from grader.sandbox.protocol import ExitCode
 from grader.sandbox.supervision import ExitStatus, classify_exit
+from grader.sandbox.warm_process import GRADING_NICENESS
 
 POLICY = Policy(("torch", "torch.nn", "math"))
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -262,28 +262,14 @@ def test_a_grading_child_is_nicer_than_the_service(sandbox: WarmProcessSandbox) 
     assert children, "no spare child was forked"
     nicer = min(os.getpriority(os.PRIO_PROCESS, 0) + GRADING_NICENESS, 19)  # 19: the nicest
     assert [niceness(child) for child in children] == [nicer] * len(children)
-    # Each child leads a session of its own: where the kernel weighs sessions first, so does it.
-    if Path("/proc/self/autogroup").exists():
-        assert [session_niceness(child) for child in children] == [nicer] * len(children)
 
 
 def spare_children(pid: int) -> list[int]:
-    """The warm process's children that lead a session of their own: hardened, waiting."""
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    return [int(child) for child in children if _stat(int(child))[3] == child]
-
-
-def session_niceness(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/autogroup").read_text().split("nice")[1])
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
 def niceness(pid: int) -> int:
-    return int(_stat(pid)[16])
-
-
-def _stat(pid: int) -> list[str]:
-    """/proc/PID/stat from its state on."""
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
 
 
 @pytest.mark.slow
