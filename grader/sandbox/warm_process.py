@@ -62,7 +62,11 @@ from grader.sandbox.transcript import EventReporter
 # about a tenth of a process at the service's niceness (110 against 1024 in the kernel's table),
 # so on a core shared with two busy children the API still gets over four fifths of it; five
 # steps (a third) would leave it under two thirds. An idle service takes nothing: the children
-# then have every core, so a grading alone on the machine is no slower.
+# then have every core, and a grading alone on the machine is no slower. This weighs where the
+# service and its children share a cgroup (a container). Where the kernel weighs sessions first
+# (autogroup, on a host outside any container) each child's session weighs as much as the API's,
+# and is left so: nicer, it would yield to every session on the machine, not just the service's,
+# and a busy machine would starve a correct answer (tests/sandbox/test_busy_machine.py).
 GRADING_NICENESS = 10
 
 
