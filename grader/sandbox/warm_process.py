@@ -56,7 +56,6 @@ from grader.sandbox.supervision import kill_group
 from grader.sandbox.torch_setup import configure_torch
 from grader.sandbox.transcript import EventReporter
 
-
 # Grading yields the CPU to the service that started it: at a deadline the API answers a POST in
 # milliseconds while the graders use what is left. Ten steps make a runnable grading child weigh
 # about a tenth of a process at the service's niceness (110 against 1024 in the kernel's table),
