@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install serve test lint typecheck pytest deploy-check compose-check bench bench-phases bench-http bench-load bench-cli grade-example clean
+.PHONY: install serve test lint typecheck pytest deploy-check compose-check bench bench-phases bench-children bench-http bench-load bench-cli grade-example clean
 
 install: $(VENV)/.installed app/ui/static/dist/page.js
 
@@ -54,6 +54,10 @@ bench: install
 ## One grading's CPU phase by phase, in-process and sandboxed (fork, hardening, work, exit).
 bench-phases: install
 	$(BIN)/python bench/phases.py
+
+## A grading's CPU and page faults in two sandboxed children against one (the prototype).
+bench-children: install
+	$(BIN)/python bench/children.py
 
 ## Sync grading over HTTP (`autograder serve`) against a fresh `import torch` and in-process work.
 bench-http: install

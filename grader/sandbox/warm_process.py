@@ -56,9 +56,22 @@ from grader.sandbox.supervision import kill_group
 from grader.sandbox.torch_setup import configure_torch
 from grader.sandbox.transcript import EventReporter
 
+# Grading yields the CPU to the service that started it: at a deadline the API answers a POST in
+# milliseconds while the graders use what is left. Ten steps make a runnable grading child weigh
+# about a tenth of a process at the service's niceness (110 against 1024 in the kernel's table),
+# so on a core shared with two busy children the API still gets over four fifths of it; five
+# steps (a third) would leave it under two thirds. An idle service takes nothing: the children
+# then have every core, and a grading alone on the machine is no slower. This weighs where the
+# service and its children share a cgroup (a container). Where the kernel weighs sessions first
+# (autogroup, on a host outside any container) each child's session weighs as much as the API's,
+# and is left so: nicer, it would yield to every session on the machine, not just the service's,
+# and a busy machine would starve a correct answer (tests/sandbox/test_busy_machine.py).
+GRADING_NICENESS = 10
+
 
 def main(argv: list[str] | None = None) -> None:
     args = _arguments().parse_args(argv)
+    os.nice(GRADING_NICENESS)  # relative to the service's, and inherited by every child
     scratch_root = args.scratch or tempfile.gettempdir()
     preload = tuple(args.preload.split(","))
     load_runtime(preload)

@@ -26,6 +26,7 @@ from grader.sandbox.inprocess import InProcessSandbox
 from grader.sandbox.process import WarmProcessSandbox
 from grader.sandbox.protocol import ExitCode
 from grader.sandbox.supervision import ExitStatus, classify_exit
+from grader.sandbox.warm_process import GRADING_NICENESS
 
 POLICY = Policy(("torch", "torch.nn", "math"))
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -249,6 +250,26 @@ def test_the_warm_process_holds_no_secret_and_one_thread(sandbox: WarmProcessSan
     assert b"do-not-leak" not in environment
     # Forking a process with several threads would leave the child's copies of them dead.
     assert len(list(Path(f"/proc/{pid}/task").iterdir())) == 1
+
+
+@pytest.mark.slow
+def test_a_grading_child_is_nicer_than_the_service(sandbox: WarmProcessSandbox) -> None:
+    """At a deadline the service answers POSTs first; the graders get the CPU it leaves."""
+    sandbox.layers()  # the warm process forks a spare per slot as it starts
+    deadline = time.monotonic() + 30
+    while not (children := spare_children(warm_process_pid())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert children, "no spare child was forked"
+    nicer = min(os.getpriority(os.PRIO_PROCESS, 0) + GRADING_NICENESS, 19)  # 19: the nicest
+    assert [niceness(child) for child in children] == [nicer] * len(children)
+
+
+def spare_children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def niceness(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
 
 
 @pytest.mark.slow
