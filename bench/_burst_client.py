@@ -27,6 +27,7 @@ WAIT_S = 25  # what the page asks a long poll to hold
 # with nothing changed well before that was not held (however slow a busy server's answers).
 NOT_HELD_S = WAIT_S / 2
 RETRY_S = 1.0  # after an answer the page would retry (5xx), as it does
+TRANSPORT_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class Outcome:
     verdict: Verdict | None = None
     place: Place | None = None
     refusals: list[int] = field(default_factory=list)  # honoured 429s and 503s
+    post_answers_s: list[float] = field(default_factory=list)  # each POST's round trip
     gets: int = 0
     wait_ignored: bool = False
     error: str | None = None
@@ -86,12 +88,23 @@ class Burst:
     start: float = field(default_factory=time.perf_counter)
     codes: Counter[str] = field(default_factory=Counter)
     waiting: int = 0  # POSTed, report not seen yet
+    dropped: int = 0  # requests sent again after a connection failed under them
+    wall_s: float = 0.0  # from the start to the last journey's end
 
     def now(self) -> float:
         return time.perf_counter() - self.start
 
     async def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
-        response = await self.client.request(method, url, **kwargs)
+        """One request, sent again where its connection failed before any answer (a kept-alive
+        one the server closed as it was reused), as a browser does; counted."""
+        for attempt in range(TRANSPORT_TRIES):
+            try:
+                response = await self.client.request(method, url, **kwargs)
+                break
+            except httpx.TransportError:
+                if attempt == TRANSPORT_TRIES - 1:
+                    raise
+                self.dropped += 1
         self.codes[f"{method} {response.status_code}"] += 1
         return response
 
@@ -117,7 +130,9 @@ class Burst:
         body = {"exercise": SLUG, "source": student.job.source}
         headers = self.headers_of[student.name]
         while True:
+            asked = time.perf_counter()
             response = await self.request("POST", "/v1/submissions", json=body, headers=headers)
+            outcome.post_answers_s.append(time.perf_counter() - asked)
             if response.status_code in {200, 201, 202}:
                 answer: dict[str, Any] = response.json()
                 return answer
@@ -178,9 +193,9 @@ async def run_burst(
     headers_of: Mapping[str, Mapping[str, str]],
     follow: str,
     deadline_s: float,
-) -> tuple[list[Outcome], Counter[str], float]:
+) -> tuple[list[Outcome], Burst]:
     """Every student's journey, bounded by `deadline_s` from the burst's start: the outcomes,
-    every answer's method and status, and the wall time."""
+    and what the burst counted."""
     connections = len(students) + 8
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     timeout = httpx.Timeout(WAIT_S + 60.0, connect=30.0)
@@ -195,7 +210,8 @@ async def run_burst(
         for outcome in outcomes:
             if outcome.reported_s is None and outcome.error is None:
                 outcome.error = "no report within the burst's deadline"
-        return outcomes, burst.codes, burst.now()
+        burst.wall_s = burst.now()
+        return outcomes, burst
 
 
 async def read_back(

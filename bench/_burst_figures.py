@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from _burst_client import Outcome
+from _burst_client import Burst, Outcome
 from _common import CpuAccount, percentile
 from _mix import Verdict, expected_verdict
 
@@ -58,6 +58,8 @@ class Figures:
     errors: Counter[str]
     report_s: Mapping[int, float]  # POST to report as the student sees it, by percentile
     accepted_s: Mapping[int, float]  # first POST to its accepting answer
+    post_answer_s: Mapping[int, float]  # each POST's round trip, refused ones included
+    dropped: int  # requests sent again on a new connection
     first_arrival_s: float
     last_arrival_s: float
     last_report_s: float
@@ -90,13 +92,13 @@ def figures(
     outcomes: Sequence[Outcome],
     *,
     held: Mapping[str, Verdict],
-    codes: Counter[str],
+    burst: Burst,
     spent: Spent,
     work_s: float,
     cores: int,
-    wall_s: float,
     loadavg: str,
 ) -> Figures:
+    codes, wall_s = burst.codes, burst.wall_s
     graded = [o for o in outcomes if o.reported_s is not None and o.posted_s is not None]
     n = max(len(graded), 1)
     tree_s = spent.service.tree / n
@@ -119,6 +121,8 @@ def figures(
         accepted_s=percentiles(
             [o.accepted_s - o.posted_s for o in outcomes if o.accepted_s and o.posted_s]
         ),
+        post_answer_s=percentiles([answer for o in outcomes for answer in o.post_answers_s]),
+        dropped=burst.dropped,
         first_arrival_s=first,
         last_arrival_s=last,
         last_report_s=max((o.reported_s or 0.0 for o in graded), default=float("nan")),
@@ -178,10 +182,12 @@ def describe(f: Figures) -> str:
             f"  lost {f.lost}, wrong verdicts {len(f.wrong)}, 5xx {f.http_5xx}, refusals honoured "
             f"{dict(f.refusals) or 'none'} ({f.students_refused} students refused at least once); "
             f"errors {dict(f.errors) or 'none'}",
-            f"  HTTP answers {dict(sorted(f.codes.items()))}; GETs per student "
-            f"{f.gets_per_student:.1f}; {f.wait_ignored} students' long polls not held",
+            f"  HTTP answers {dict(sorted(f.codes.items()))}, {f.dropped} sent again on a new "
+            f"connection; GETs per student {f.gets_per_student:.1f}; {f.wait_ignored} "
+            "students' long polls not held",
             f"  POST to report as the student sees it: p50 {c[50]:.2f} s, p95 {c[95]:.2f} s, "
-            f"p99 {c[99]:.2f} s; POST accepted p50 {a[50]:.3f} s, p95 {a[95]:.3f} s",
+            f"p99 {c[99]:.2f} s; POST accepted p50 {a[50]:.3f} s, p95 {a[95]:.3f} s (each POST "
+            f"answered p50 {f.post_answer_s[50]:.3f} s, p95 {f.post_answer_s[95]:.3f} s)",
             f"  arrivals {f.first_arrival_s:.1f}..{f.last_arrival_s:.1f} s; last report at "
             f"{f.last_report_s:.1f} s, capacity time {f.capacity_s:.1f} s "
             f"({f.cores_left:.2f} cores left): {f.last_report_s / f.capacity_s:.2f}x",

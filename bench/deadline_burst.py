@@ -163,7 +163,7 @@ def run(scenario: Scenario, jobs: list[Job], work_s: float, args: argparse.Names
     ]
     with processes() as started, service(started, scenario, args) as (base_url, settings):
         headers_of = sign_in(started, settings, [s.name for s in warmups + students])
-        warm, _, _ = asyncio.run(run_burst(base_url, warmups, headers_of, scenario.follow, 120))
+        warm, _ = asyncio.run(run_burst(base_url, warmups, headers_of, scenario.follow, 120))
         if errors := [outcome.error for outcome in warm if outcome.error]:
             raise SystemExit(f"warm-up failed: {errors[:3]}\n{started.logs()}")
         api = started.started[0].pid
@@ -171,7 +171,7 @@ def run(scenario: Scenario, jobs: list[Job], work_s: float, args: argparse.Names
         with hog(scenario.busy, args.deadline_s + 30) as hog_cpu_s:
             before, api_before = cpu_account(started.pids()), own_cpu_s(api)
             client_before = time.process_time()
-            outcomes, codes, wall_s = asyncio.run(
+            outcomes, burst = asyncio.run(
                 run_burst(base_url, students, headers_of, scenario.follow, args.deadline_s)
             )
             client_s = time.process_time() - client_before
@@ -184,11 +184,10 @@ def run(scenario: Scenario, jobs: list[Job], work_s: float, args: argparse.Names
         scenario,
         outcomes,
         held=held,
-        codes=codes,
+        burst=burst,
         spent=spent,
         work_s=work_s,
         cores=machine_cores(),
-        wall_s=wall_s,
         loadavg=loadavg,
     )
 
