@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import random
+import ssl
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -28,6 +30,11 @@ WAIT_S = 25  # what the page asks a long poll to hold
 NOT_HELD_S = WAIT_S / 2
 RETRY_S = 1.0  # after an answer the page would retry (5xx), as it does
 TRANSPORT_TRIES = 3
+ONE_CONNECTION = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+TIMEOUT = httpx.Timeout(WAIT_S + 60.0, connect=30.0)
+# One TLS context for every student's client: httpx would build one per client, and loopback
+# HTTP uses none.
+SHARED_TLS = ssl.create_default_context()
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,11 @@ class Outcome:
     place: Place | None = None
     refusals: list[int] = field(default_factory=list)  # honoured 429s and 503s
     post_answers_s: list[float] = field(default_factory=list)  # each POST's round trip
+    # The accepted POST on the machine's clock: sent, stored by the service (its created_at),
+    # answered; where a slow answer was held, before the service or after it stored it.
+    sent_at: float | None = None
+    stored_at: float | None = None
+    answered_at: float | None = None
     gets: int = 0
     wait_ignored: bool = False
     error: str | None = None
@@ -80,9 +92,14 @@ class Outcome:
 
 @dataclass
 class Burst:
-    """One burst's client side: what every request answered, and who is waiting."""
+    """One burst's client side: what every request answered, and who is waiting.
 
-    client: httpx.AsyncClient
+    Each student has a client and a connection of their own, as each browser does. One client
+    shared by the class would measure itself: its pool's bookkeeping walks every connection for
+    every request, and held the requests of a thousand students for tens of seconds in the
+    benchmark's own process while the service sat idle."""
+
+    base_url: str
     headers_of: Mapping[str, Mapping[str, str]]
     follow: str  # "wait" or "poll"
     start: float = field(default_factory=time.perf_counter)
@@ -94,12 +111,14 @@ class Burst:
     def now(self) -> float:
         return time.perf_counter() - self.start
 
-    async def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    async def request(
+        self, client: httpx.AsyncClient, method: str, url: str, **kwargs: Any
+    ) -> httpx.Response:
         """One request, sent again where its connection failed before any answer (a kept-alive
         one the server closed as it was reused), as a browser does; counted."""
         for attempt in range(TRANSPORT_TRIES):
             try:
-                response = await self.client.request(method, url, **kwargs)
+                response = await client.request(method, url, **kwargs)
                 break
             except httpx.TransportError:
                 if attempt == TRANSPORT_TRIES - 1:
@@ -114,25 +133,31 @@ class Burst:
         outcome.posted_s = self.now()
         self.waiting += 1
         try:
-            body = await self.submit(outcome)
-            if body is not None:
-                outcome.accepted_s = self.now()
-                outcome.submission_id = str(body["id"])
-                self.note_place(outcome, body)
-                await self.follow_to_report(outcome, body)
+            async with httpx.AsyncClient(
+                base_url=self.base_url, limits=ONE_CONNECTION, timeout=TIMEOUT, verify=SHARED_TLS
+            ) as client:
+                body = await self.submit(client, outcome)
+                if body is not None:
+                    outcome.accepted_s = self.now()
+                    outcome.submission_id = str(body["id"])
+                    self.note_place(outcome, body)
+                    await self.follow_to_report(client, outcome, body)
         except (httpx.HTTPError, ValueError, KeyError) as error:
             outcome.error = f"{type(error).__name__}: {error}"
         finally:
             self.waiting -= 1
 
-    async def submit(self, outcome: Outcome) -> dict[str, Any] | None:
+    async def submit(self, client: httpx.AsyncClient, outcome: Outcome) -> dict[str, Any] | None:
         student = outcome.student
         body = {"exercise": SLUG, "source": student.job.source}
         headers = self.headers_of[student.name]
         while True:
-            asked = time.perf_counter()
-            response = await self.request("POST", "/v1/submissions", json=body, headers=headers)
+            asked, outcome.sent_at = time.perf_counter(), time.time()
+            response = await self.request(
+                client, "POST", "/v1/submissions", json=body, headers=headers
+            )
             outcome.post_answers_s.append(time.perf_counter() - asked)
+            outcome.answered_at = time.time()
             if response.status_code in {200, 201, 202}:
                 answer: dict[str, Any] = response.json()
                 return answer
@@ -143,7 +168,9 @@ class Burst:
             outcome.refusals.append(response.status_code)
             await asyncio.sleep(float(retry_after))
 
-    async def follow_to_report(self, outcome: Outcome, body: dict[str, Any]) -> None:
+    async def follow_to_report(
+        self, client: httpx.AsyncClient, outcome: Outcome, body: dict[str, Any]
+    ) -> None:
         url = f"/v1/submissions/{outcome.submission_id}"
         headers = self.headers_of[outcome.student.name]
         holding, attempt = self.follow == "wait", 0
@@ -153,7 +180,7 @@ class Burst:
                 attempt += 1
             asked = time.perf_counter()
             params = {"wait": str(WAIT_S)} if holding else None
-            response = await self.request("GET", url, params=params, headers=headers)
+            response = await self.request(client, "GET", url, params=params, headers=headers)
             outcome.gets += 1
             if response.status_code >= 500 or response.status_code in {429, 503}:
                 await asyncio.sleep(RETRY_S)  # counted; the page would try again
@@ -168,6 +195,7 @@ class Burst:
             self.note_place(outcome, body)
         outcome.reported_s = self.now()
         outcome.verdict = verdict_of(body["report"])
+        outcome.stored_at = datetime.fromisoformat(body["created_at"]).timestamp()
 
     def note_place(self, outcome: Outcome, body: Mapping[str, Any]) -> None:
         queue = body.get("queue")
@@ -196,22 +224,18 @@ async def run_burst(
 ) -> tuple[list[Outcome], Burst]:
     """Every student's journey, bounded by `deadline_s` from the burst's start: the outcomes,
     and what the burst counted."""
-    connections = len(students) + 8
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    timeout = httpx.Timeout(WAIT_S + 60.0, connect=30.0)
     outcomes = [Outcome(student) for student in students]
-    async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=timeout) as client:
-        burst = Burst(client, headers_of, follow)
-        tasks = [asyncio.ensure_future(burst.student(outcome)) for outcome in outcomes]
-        _, pending = await asyncio.wait(tasks, timeout=deadline_s)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
-        for outcome in outcomes:
-            if outcome.reported_s is None and outcome.error is None:
-                outcome.error = "no report within the burst's deadline"
-        burst.wall_s = burst.now()
-        return outcomes, burst
+    burst = Burst(base_url, headers_of, follow)
+    tasks = [asyncio.ensure_future(burst.student(outcome)) for outcome in outcomes]
+    _, pending = await asyncio.wait(tasks, timeout=deadline_s)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    for outcome in outcomes:
+        if outcome.reported_s is None and outcome.error is None:
+            outcome.error = "no report within the burst's deadline"
+    burst.wall_s = burst.now()
+    return outcomes, burst
 
 
 async def read_back(

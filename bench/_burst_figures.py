@@ -59,6 +59,8 @@ class Figures:
     report_s: Mapping[int, float]  # POST to report as the student sees it, by percentile
     accepted_s: Mapping[int, float]  # first POST to its accepting answer
     post_answer_s: Mapping[int, float]  # each POST's round trip, refused ones included
+    sent_to_stored_s: Mapping[int, float]  # the accepted POST, until the service stored it
+    stored_to_answered_s: Mapping[int, float]  # and from then until its answer came
     dropped: int  # requests sent again on a new connection
     first_arrival_s: float
     last_arrival_s: float
@@ -122,6 +124,12 @@ def figures(
             [o.accepted_s - o.posted_s for o in outcomes if o.accepted_s and o.posted_s]
         ),
         post_answer_s=percentiles([answer for o in outcomes for answer in o.post_answers_s]),
+        sent_to_stored_s=percentiles(
+            [o.stored_at - o.sent_at for o in outcomes if o.stored_at and o.sent_at]
+        ),
+        stored_to_answered_s=percentiles(
+            [o.answered_at - o.stored_at for o in outcomes if o.answered_at and o.stored_at]
+        ),
         dropped=burst.dropped,
         first_arrival_s=first,
         last_arrival_s=last,
@@ -188,6 +196,9 @@ def describe(f: Figures) -> str:
             f"  POST to report as the student sees it: p50 {c[50]:.2f} s, p95 {c[95]:.2f} s, "
             f"p99 {c[99]:.2f} s; POST accepted p50 {a[50]:.3f} s, p95 {a[95]:.3f} s (each POST "
             f"answered p50 {f.post_answer_s[50]:.3f} s, p95 {f.post_answer_s[95]:.3f} s)",
+            f"  the accepted POST: sent to stored p50 {f.sent_to_stored_s[50]:.3f} s, p95 "
+            f"{f.sent_to_stored_s[95]:.3f} s; stored to answered p50 "
+            f"{f.stored_to_answered_s[50]:.3f} s, p95 {f.stored_to_answered_s[95]:.3f} s",
             f"  arrivals {f.first_arrival_s:.1f}..{f.last_arrival_s:.1f} s; last report at "
             f"{f.last_report_s:.1f} s, capacity time {f.capacity_s:.1f} s "
             f"({f.cores_left:.2f} cores left): {f.last_report_s / f.capacity_s:.2f}x",
