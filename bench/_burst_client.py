@@ -10,6 +10,7 @@ page's (web/src/page.js POLL_MS). Refusals (429, 503) are honoured after their R
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import ssl
 import time
@@ -239,20 +240,32 @@ async def run_burst(
 
 
 async def read_back(
-    base_url: str, outcomes: Sequence[Outcome], headers_of: Mapping[str, Mapping[str, str]]
+    base_url: str,
+    outcomes: Sequence[Outcome],
+    headers_of: Mapping[str, Mapping[str, str]],
+    bound_s: float = 120.0,
 ) -> dict[str, Verdict]:
-    """What the service holds as done for every accepted id, read again after the burst."""
+    """What the service holds as done for every accepted id, read again after the burst; what
+    it does not answer within `bound_s` in all counts as not held."""
     held: dict[str, Verdict] = {}
     pending = iter(outcome for outcome in outcomes if outcome.submission_id)
-    async with httpx.AsyncClient(base_url=base_url, timeout=60) as client:
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
 
         async def reader() -> None:
             for outcome in pending:
                 headers = headers_of[outcome.student.name]
                 url = f"/v1/submissions/{outcome.submission_id}"
-                response = await client.get(url, headers=headers)
-                if response.status_code == 200 and (body := response.json())["status"] == "done":
-                    held[str(outcome.submission_id)] = verdict_of(body["report"])
+                with contextlib.suppress(httpx.HTTPError):
+                    response = await client.get(url, headers=headers)
+                    if (
+                        response.status_code == 200
+                        and (body := response.json())["status"] == "done"
+                    ):
+                        held[str(outcome.submission_id)] = verdict_of(body["report"])
 
-        await asyncio.gather(*(reader() for _ in range(16)))
+        readers = [asyncio.ensure_future(reader()) for _ in range(16)]
+        _, late = await asyncio.wait(readers, timeout=bound_s)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
     return held

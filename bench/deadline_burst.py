@@ -180,16 +180,19 @@ def run(scenario: Scenario, jobs: list[Job], work_s: float, args: argparse.Names
         started.check_alive()
         held = asyncio.run(read_back(base_url, outcomes, headers_of))
         spent = Spent(spent_service, api_s, client_s, hog_s)
-    return figures(
-        scenario,
-        outcomes,
-        held=held,
-        burst=burst,
-        spent=spent,
-        work_s=work_s,
-        cores=machine_cores(),
-        loadavg=loadavg,
-    )
+        measured = figures(
+            scenario,
+            outcomes,
+            held=held,
+            burst=burst,
+            spent=spent,
+            work_s=work_s,
+            cores=machine_cores(),
+            loadavg=loadavg,
+        )
+        if measured.failed:  # the service's own account, before its logs go with its data dir
+            print(started.logs(), flush=True)
+    return measured
 
 
 def main() -> None:
