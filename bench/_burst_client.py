@@ -31,6 +31,8 @@ WAIT_S = 25  # what the page asks a long poll to hold
 NOT_HELD_S = WAIT_S / 2
 RETRY_S = 1.0  # after an answer the page would retry (5xx), as it does
 TRANSPORT_TRIES = 3
+# A connection that failed under a request before any answer; not a timeout (the answer is late).
+DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 ONE_CONNECTION = httpx.Limits(max_connections=1, max_keepalive_connections=1)
 TIMEOUT = httpx.Timeout(WAIT_S + 60.0, connect=30.0)
 # One TLS context for every student's client: httpx would build one per client, and loopback
@@ -121,7 +123,7 @@ class Burst:
             try:
                 response = await client.request(method, url, **kwargs)
                 break
-            except httpx.TransportError:
+            except DROPPED:
                 if attempt == TRANSPORT_TRIES - 1:
                     raise
                 self.dropped += 1
@@ -243,7 +245,7 @@ async def read_back(
     base_url: str,
     outcomes: Sequence[Outcome],
     headers_of: Mapping[str, Mapping[str, str]],
-    bound_s: float = 120.0,
+    bound_s: float = 60.0,
 ) -> dict[str, Verdict]:
     """What the service holds as done for every accepted id, read again after the burst; what
     it does not answer within `bound_s` in all counts as not held."""

@@ -21,8 +21,8 @@ p50/p95, the last report against capacity time, the place in line each student w
 and CPU per grading (the service's tree, the API process alone) against the in-process work of
 the same mix measured in this run, graded as the service grades. Then one table: figure |
 goal | measured | holds?. Exits 1 if any submission is lost, any verdict wrong (in-process
-too), or any 5xx answered. Bounded: --deadline-s per burst (default 240 s); the suite takes
-about 9 minutes on a quiet 2-core machine, at most about 25.
+too), or any 5xx answered. Bounded: --deadline-s per burst (default 180 s) and 60 s to read every
+submission back; the suite takes about 9 minutes on a quiet 2-core machine, at most about 25.
 
     python bench/deadline_burst.py --suite
     python bench/deadline_burst.py [--mode embedded|workers] [--rate R] [--busy] [--client poll]
@@ -206,7 +206,7 @@ def main() -> None:
     parser.add_argument("--correct-share", type=float, default=0.7)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--warmup", type=int, default=6, help="untimed submissions first")
-    parser.add_argument("--deadline-s", type=float, default=240.0, help="bound on each burst")
+    parser.add_argument("--deadline-s", type=float, default=180.0, help="bound on each burst")
     parser.add_argument("--work-reps", type=int, default=2, help="in-process gradings per file")
     parser.add_argument("--workers", type=int, default=2, help="`autograder worker` processes")
     parser.add_argument("--postgres", default="postgres@127.0.0.1:5432", help="user@host:port")
