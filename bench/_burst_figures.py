@@ -31,7 +31,7 @@ class Scenario:
     def __str__(self) -> str:
         load = "busy" if self.busy else "quiet"
         follow = "" if self.follow == "wait" else ", clients polling"
-        return f"{self.mode} {self.rate:g}/s {load}{follow}"
+        return f"{self.mode} {self.rate:.3g}/s {load}{follow}"
 
 
 @dataclass(frozen=True)
@@ -187,8 +187,9 @@ def describe(f: Figures) -> str:
     return "\n".join(
         [
             f"== {f.scenario}: {f.students} students (loadavg {f.loadavg})",
-            f"  lost {f.lost}, wrong verdicts {len(f.wrong)}, 5xx {f.http_5xx}, refusals honoured "
-            f"{dict(f.refusals) or 'none'} ({f.students_refused} students refused at least once); "
+            f"  reported {f.graded}, lost {f.lost}, wrong verdicts {len(f.wrong)}, 5xx "
+            f"{f.http_5xx}, refusals honoured {dict(f.refusals) or 'none'} "
+            f"({f.students_refused} students refused at least once); "
             f"errors {dict(f.errors) or 'none'}",
             f"  HTTP answers {dict(sorted(f.codes.items()))}, {f.dropped} sent again on a new "
             f"connection; GETs per student {f.gets_per_student:.1f}; {f.wait_ignored} "
@@ -208,6 +209,7 @@ def describe(f: Figures) -> str:
             f"children {cpu.children / n * 1000:.1f}; machine {cpu.machine / n * 1000:.1f} ms",
             f"  client CPU {f.spent.client_s:.1f} s, hog {f.spent.hog_s:.1f} s, "
             f"over {f.wall_s:.1f} s; {place}",
+            *(f"  wrong: {line}" for line in f.wrong[:5]),
         ]
     )
 
