@@ -133,7 +133,10 @@ def figures(
         dropped=burst.dropped,
         first_arrival_s=first,
         last_arrival_s=last,
-        last_report_s=max((o.reported_s or 0.0 for o in graded), default=float("nan")),
+        # Never, while anyone is left without a report.
+        last_report_s=max(o.reported_s or 0.0 for o in graded)
+        if len(graded) == len(outcomes)
+        else float("inf"),
         capacity_s=max(first + len(outcomes) * tree_s / cores_left, last + tree_s),
         cores_left=cores_left,
         tree_ms=tree_s * 1000,

@@ -22,7 +22,7 @@ and CPU per grading (the service's tree, the API process alone) against the in-p
 the same mix measured in this run, graded as the service grades. Then one table: figure |
 goal | measured | holds?. Exits 1 if any submission is lost, any verdict wrong (in-process
 too), or any 5xx answered. Bounded: --deadline-s per burst (default 180 s) and 60 s to read every
-submission back; the suite takes about 9 minutes on a quiet 2-core machine, at most about 25.
+submission back; the suite takes about 9 minutes on a quiet 2-core machine, at most about 30.
 
     python bench/deadline_burst.py --suite
     python bench/deadline_burst.py [--mode embedded|workers] [--rate R] [--busy] [--client poll]
