@@ -159,20 +159,22 @@ def autograder_argv(*args: str) -> list[str]:
     return [str(script), *args] if script.exists() else [sys.executable, "-m", "app.cli", *args]
 
 
-def service_env(data_dir: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def service_env(
+    data_dir: Path, extra: Mapping[str, str] | None = None, *, lift_rate_limits: bool = True
+) -> dict[str, str]:
     """The embedded defaults, in a data dir of the benchmark's own, whatever the caller's shell
-    sets: settings come from `extra` only."""
+    sets: settings come from `extra` only. `lift_rate_limits` where one client stands in for a
+    whole class (the limits would measure themselves); not where each student signs in."""
     inherited = {
         name: value for name, value in os.environ.items() if not name.startswith("AUTOGRADER_")
     }
+    unlimited = {"AUTOGRADER_RATE_LIMIT_PER_KEY": "0", "AUTOGRADER_RATE_LIMIT_PER_STUDENT": "0"}
     return {
         **inherited,
         "AUTOGRADER_DATA_DIR": str(data_dir),
         "AUTOGRADER_SECRET": SECRET,
         "AUTOGRADER_LOG_JSON": "true",
-        # One client stands in for a whole class here; the limits would measure themselves.
-        "AUTOGRADER_RATE_LIMIT_PER_KEY": "0",
-        "AUTOGRADER_RATE_LIMIT_PER_STUDENT": "0",
+        **(unlimited if lift_rate_limits else {}),
         **(extra or {}),
     }
 
@@ -270,18 +272,27 @@ def service_env_option(values: Sequence[str]) -> dict[str, str]:
     return settings
 
 
-def start_server(started: Processes, extra_env: Mapping[str, str] | None = None) -> str:
+def start_server(
+    started: Processes, extra_env: Mapping[str, str] | None = None, *, lift_rate_limits: bool = True
+) -> str:
     """`autograder serve` on a free loopback port (embedded defaults unless `extra_env` says
     otherwise); its base URL."""
     port = free_port()
-    start_autograder(started, "serve", ["serve", "--port", str(port)], extra_env)
+    args = ["serve", "--port", str(port)]
+    start_autograder(started, "serve", args, extra_env, lift_rate_limits=lift_rate_limits)
     return f"http://127.0.0.1:{port}"
 
 
 def start_autograder(
-    started: Processes, name: str, args: Sequence[str], extra_env: Mapping[str, str] | None
+    started: Processes,
+    name: str,
+    args: Sequence[str],
+    extra_env: Mapping[str, str] | None,
+    *,
+    lift_rate_limits: bool = True,
 ) -> None:
-    started.start(name, autograder_argv(*args), service_env(started.log_dir, extra_env))
+    env = service_env(started.log_dir, extra_env, lift_rate_limits=lift_rate_limits)
+    started.start(name, autograder_argv(*args), env)
 
 
 Readiness = dict[str, Any]  # /readyz's body
@@ -376,6 +387,12 @@ def cpu_account(pids: Sequence[int]) -> CpuAccount:
     return CpuAccount(
         service / _CLOCK_TICKS, warm / _CLOCK_TICKS, children / _CLOCK_TICKS, _machine_busy()
     )
+
+
+def own_cpu_s(pid: int) -> float:
+    """CPU-seconds (user + system) of one process's own threads, none of its children's."""
+    stat = _stat_fields(pid)
+    return 0.0 if stat is None else (int(stat[11]) + int(stat[12])) / _CLOCK_TICKS
 
 
 def _is_warm_process(pid: int) -> bool:

@@ -28,9 +28,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
-import os
-import secrets
 import sys
 import threading
 import time
@@ -41,20 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import psycopg
-import redis
 from _common import (
-    CORRECT,
-    MISTAKES,
     SLUG,
     CpuAccount,
     Memory,
     Processes,
-    Readiness,
     add_service_env_option,
     cpu_account,
     exercises_forward_only,
-    in_process_grader,
     machine_cores,
     memory,
     mib,
@@ -62,84 +53,11 @@ from _common import (
     processes,
     ratio_line,
     service_env_option,
-    start_autograder,
     start_server,
     wait_ready,
 )
-from psycopg import sql
-
-from grader.trainability import TRAINABILITY_CODES
-
-# --- the mix and what each of its files must get ------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Verdict:
-    status: str
-    codes: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        return f"{self.status} {list(self.codes)}"
-
-
-# Written out, not taken from the engine: the benchmark checks the service against them.
-EXPECTED = {
-    "correct": Verdict("passed"),
-    "missing_scaling": Verdict("failed", ("missing-scaling",)),
-    "no_causal_mask": Verdict("failed", ("no-causal-mask",)),
-    "full_size_heads": Verdict("failed", ("full-size-heads",)),
-    "concat_along_sequence": Verdict("failed", ("concat-along-sequence",)),
-    "softmax_over_queries": Verdict("failed", ("softmax-over-queries",)),
-    "rounded_to_2_decimals": Verdict("failed", ("rounded-to-2-decimals",)),
-    "rounded_to_3_decimals": Verdict("failed", ("rounded-to-3-decimals",)),
-    "extra_output_projection": Verdict("failed", ("extra-output-projection",)),
-    "extra_output_projection_without_bias": Verdict("failed", ("extra-output-projection",)),
-    "layers_in_another_order": Verdict("failed", ("weights-differ",)),
-    "float_head_size": Verdict("failed"),  # crashes in every test: nothing to diagnose
-    "uses_builtin_attention": Verdict("rejected", ("not-allowed",)),
-    # Trainability is reported in this exercise: full marks, and the finding.
-    "no_grad_printoptions": Verdict("passed", ("no-autograd-graph",)),
-    "rounded_through_tolist": Verdict("passed", ("no-autograd-graph",)),
-    "heads_in_plain_list": Verdict("passed", ("parameters-not-registered",)),
-    "weights_as_plain_tensors": Verdict("passed", ("parameters-not-registered",)),
-    "frozen_seeded_weights": Verdict("passed", ("frozen-parameters",)),
-    "unused_output_projection": Verdict("passed", ("unexpected-parameters",)),
-    "softmax_exp_over_sum": Verdict("passed", ("numerically-unstable",)),
-}
-
-
-def expected_verdict(name: str, *, trainability: bool = True) -> Verdict:
-    """The verdict `name` must get; with the trainability checks off, one they name passes
-    unnamed (the seed exercise only reports them)."""
-    verdict = EXPECTED[name]
-    if trainability:
-        return verdict
-    codes = tuple(code for code in verdict.codes if code not in TRAINABILITY_CODES)
-    return Verdict("passed" if verdict.codes and not codes else verdict.status, codes)
-
-
-@dataclass(frozen=True)
-class Job:
-    name: str  # the submission file's stem, the key of EXPECTED
-    source: str
-
-
-def mix(count: int, tag: str = "submission") -> list[Job]:
-    files = {path.stem: path.read_text(encoding="utf-8") for path in MISTAKES.glob("*.py")}
-    files["correct"] = CORRECT.read_text(encoding="utf-8")
-    if unknown := sorted(files.keys() - EXPECTED.keys()):
-        raise SystemExit(f"no expected verdict for {unknown}: add them to EXPECTED")
-    mistakes = itertools.cycle(sorted(name for name in files if name != "correct"))
-    names = ["correct" if n % 2 == 0 else next(mistakes) for n in range(count)]
-    # Distinct sources, as a class's are: nothing may be served from a cache of equal ones.
-    return [Job(name, f"{files[name]}\n# {tag} {n}\n") for n, name in enumerate(names)]
-
-
-def verdict_of(report: dict[str, object]) -> Verdict:
-    diagnosis = report.get("diagnosis")
-    assert isinstance(diagnosis, list)
-    return Verdict(str(report["status"]), tuple(str(finding["code"]) for finding in diagnosis))
-
+from _mix import Job, Verdict, expected_verdict, mix, verdict_of, work_cpu_per_grading
+from _scaleout import scaled_out
 
 # --- the client ---------------------------------------------------------------------------------
 
@@ -314,26 +232,6 @@ def check(
     return problems
 
 
-def work_cpu_per_grading(jobs: Sequence[Job], reps: int, forward_only: Path | None = None) -> float:
-    """CPU-seconds of the in-process work per grading, averaged over the mix as sent (against
-    the exercises of `forward_only`, where given)."""
-    counts = Counter(job.name for job in jobs)
-    sources = {job.name: job.source for job in jobs}
-    with in_process_grader(forward_only) as grader:
-        cpu = {}
-        for name, source in sources.items():
-            # Untimed (first-use costs are not the work), and checked (the table could be wrong).
-            verdict = verdict_of(grader.grade(SLUG, source).model_dump(mode="json"))
-            wanted = expected_verdict(name, trainability=forward_only is None)
-            if verdict != wanted:
-                raise SystemExit(f"in-process, {name} got {verdict}, not {wanted}")
-            started = time.process_time()
-            for _ in range(reps):
-                grader.grade(SLUG, source)
-            cpu[name] = (time.process_time() - started) / reps
-    return sum(cpu[name] * count for name, count in counts.items()) / len(jobs)
-
-
 # --- the two shapes of the service --------------------------------------------------------------
 
 
@@ -352,64 +250,17 @@ def run_embedded(
 
 
 def run_workers(jobs: Sequence[Job], args: argparse.Namespace) -> Run:
-    with (
-        postgres_database(args.postgres) as database_url,
-        redis_namespace(args.redis, args.redis_db) as (broker_url, prefix),
-        processes() as started,
-    ):
-        env = service_env_option(args.service_env) | {
-            "AUTOGRADER_DATABASE_URL": database_url,
-            "AUTOGRADER_BROKER_URL": broker_url,
-            "AUTOGRADER_REDIS_PREFIX": prefix,
-            # Several workers on one host: their metrics exporters would fight over one port.
-            "AUTOGRADER_WORKER_METRICS_PORT": "0",
-        }
-        base_url = start_server(started, env)
-        for n in range(args.workers):
-            start_autograder(started, f"worker-{n}", ["worker"], env)
-        wait_ready(started, base_url, lambda readiness: workers_alive(readiness) >= args.workers)
-        return load("workers", started, base_url, jobs, args)
-
-
-def workers_alive(readiness: Readiness) -> int:
-    """From /readyz's "grading workers" check ("2 alive, 4 slots"): workers announce themselves
-    once warm, so every one is ready to grade."""
-    for check in readiness["checks"]:
-        if check["name"] == "grading workers":
-            return int(check["detail"].split()[0])
-    return 0
-
-
-@contextmanager
-def postgres_database(server: str) -> Iterator[str]:
-    """A fresh database on `server` (user@host:port) for one run, dropped after it."""
-    name = f"autograder_bench_{os.getpid()}_{secrets.token_hex(4)}"
-    admin_url = f"postgresql://{server}/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield f"postgresql+psycopg://{server}/{name}"
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-
-
-@contextmanager
-def redis_namespace(server: str, db: int) -> Iterator[tuple[str, str]]:
-    """The broker URL of a dedicated Redis DB and a key prefix of this run's own (others' tests
-    may share the DB), and the run's keys deleted after it."""
-    url = f"{server.rstrip('/')}/{db}"
-    prefix = f"autograder-bench-{os.getpid()}-{secrets.token_hex(4)}:"
-    client = redis.Redis.from_url(url)
-    client.ping()
-    try:
-        yield url, prefix
-    finally:
-        for key in client.scan_iter(match=f"{prefix}*"):
-            client.delete(key)
-        client.close()
+    with processes() as started:
+        settings = service_env_option(args.service_env)
+        with scaled_out(
+            started,
+            settings,
+            workers=args.workers,
+            postgres=args.postgres,
+            redis_server=args.redis,
+            redis_db=args.redis_db,
+        ) as (base_url, _):
+            return load("workers", started, base_url, jobs, args)
 
 
 # --- the report ---------------------------------------------------------------------------------
