@@ -55,6 +55,12 @@ def new_id() -> str:
     return str(ULID())
 
 
+def first_id_made_at(moment: datetime) -> str:
+    """The least id of a row made at `moment` or later: ULIDs sort by the millisecond they were
+    made in, so "made since" is a range of the primary key's index."""
+    return str(ULID.from_int(int(moment.timestamp() * 1000) << 80))
+
+
 class UTCDateTime(TypeDecorator[datetime]):
     """A timestamp that is always timezone-aware UTC, also on SQLite (which stores it naive)."""
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import func, select, tuple_
 from sqlalchemy.orm import Session
-from ulid import ULID
 
-from app.core.models import Submission, SubmissionStatus, utcnow
+from app.core.models import Submission, SubmissionStatus, first_id_made_at, utcnow
 
 PACE_SAMPLE = 50
 PACE_WINDOW = timedelta(minutes=10)
@@ -53,7 +52,7 @@ def graded_per_s(session: Session) -> float | None:
         .where(
             # No status here: finished_at is set when done, and a status would lead the
             # planner to the index of the line (status first) over the whole table.
-            Submission.id >= _first_id_made_at(now - MADE_WITHIN),
+            Submission.id >= first_id_made_at(now - MADE_WITHIN),
             Submission.finished_at >= now - PACE_WINDOW,
         )
         .order_by(Submission.finished_at.desc())
@@ -64,11 +63,6 @@ def graded_per_s(session: Session) -> float | None:
         return None
     span_s = (times[0] - times[-1]).total_seconds()
     return (len(times) - 1) / span_s if span_s > 0 else None
-
-
-def _first_id_made_at(moment: datetime) -> str:
-    """The least id a submission made at `moment` can have: a ULID's time, then nothing."""
-    return str(ULID.from_datetime(moment))[:10] + "0" * 16
 
 
 @dataclass

@@ -9,20 +9,19 @@ Regrades are not in this line: they yield to it (app.regrades.runner).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
-from ulid import ULID
 
 from app.access import rules as access
 from app.access.auth import Principal
-from app.core.models import Submission, utcnow
+from app.core.models import Submission, first_id_made_at, utcnow
 
 
 def rank_at_accept(session: Session, principal: Principal, row: Submission, window_s: float) -> int:
     """The rank of `row`, about to be stored, counted in the transaction that stores it."""
-    since = _first_id_at(utcnow() - timedelta(seconds=window_s))
+    since = first_id_made_at(utcnow() - timedelta(seconds=window_s))
     recent = session.scalar(
         select(func.count())
         .select_from(Submission)
@@ -38,14 +37,6 @@ def rank_at_accept(session: Session, principal: Principal, row: Submission, wind
         # submission, as if they had submitted once already.
         return (recent or 0) + 1
     return recent or 0
-
-
-def _first_id_at(moment: datetime) -> str:
-    """The least id of a submission made at `moment` or later: ids are ULIDs, which sort by the
-    millisecond they were made in, so the window is a range of the primary key's index (what
-    keeps the count cheap for a key's submissions naming no student, which no other index
-    narrows)."""
-    return str(ULID.from_int(int(moment.timestamp() * 1000) << 80))
 
 
 def same_submitter(student_id: str | None, api_key_id: int | None) -> ColumnElement[bool]:
