@@ -54,7 +54,10 @@ def test_a_queued_submission_shows_its_place_in_line(browser: Browser, base_url:
     type_solution(page, CORRECT)
     page.locator("#submit").click()
     status = page.locator("#status")
-    expect(status).to_contain_text(re.compile(r"Queued: \d+(st|nd|rd|th) in line, about \d+ "))
+    # The estimate's words depend on how fast the two graded first went: any of them will do.
+    expect(status).to_contain_text(
+        re.compile(r"Queued: \d+(st|nd|rd|th) in line, (about \d+ (s|min)|any moment now)")
+    )
     page.screenshot(path=IMAGES / "page-queued.png")
     expect(status).to_contain_text("Graded", timeout=90_000)
     assert any(url.endswith("?wait=25") for url in asked), asked
