@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install serve test lint typecheck pytest deploy-check compose-check bench bench-phases bench-children bench-http bench-load bench-deadline bench-cli grade-example clean
+.PHONY: install serve test lint typecheck pytest deploy-check compose-check bench bench-phases bench-children bench-http bench-load bench-deadline bench-api bench-cli grade-example clean
 
 install: $(VENV)/.installed app/ui/static/dist/page.js
 
@@ -73,6 +73,11 @@ bench-load: install
 ## service level held (docs/performance.md). About 9 minutes on a quiet 2-core machine.
 bench-deadline: install
 	$(BIN)/python bench/deadline_burst.py --suite
+
+## The API process's CPU per request by kind (POST, GET queued, graded, held), against a bare
+## GET /healthz on the same server: where the API's share of a grading goes (scale-out shape).
+bench-api: install
+	$(BIN)/python bench/api_cost.py
 
 ## Whole-process time of `autograder --help`, `exercises`, `doctor` and `grade`, each paired with a
 ## bare `import torch` (in a temporary data dir: nothing of yours is read or written).
