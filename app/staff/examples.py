@@ -105,7 +105,8 @@ STUDENT_DETAIL: dict[str, Any] = {
 }
 
 GRADEBOOK_CSV = (
-    f"student_id,fused-qkv-attention,{_SEED}\r\ns1234567,10,7\r\n'=not-a-formula,,10\r\n"
+    f"student_id,fused-qkv-attention,{_SEED}\r\nPoints Possible,10,10\r\n"
+    "s1234567,10,7\r\n'=not-a-formula,,10\r\n"
 )
 
 HIDDEN_TESTS: dict[str, Any] = {

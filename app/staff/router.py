@@ -142,9 +142,10 @@ def get_hidden_tests(
     },
 )
 def gradebook(course: StaffCourseDep, session: SessionDep, catalog: CatalogDep) -> Response:
-    """One row per student, a column per exercise: the best or the latest score, as each
-    exercise's policy says; empty where the student has none. A cell that a spreadsheet would
-    run as a formula is written as text."""
+    """A column per exercise; under the heading a `Points Possible` row with each exercise's
+    maximum (as Canvas's own gradebook export has it); then one row per student: the best or
+    the latest score, as each exercise's policy says, empty where the student has none. A cell
+    that a spreadsheet would run as a formula is written as text."""
     return Response(
         exports.gradebook_csv(session, course.id, catalog),
         media_type="text/csv; charset=utf-8",
