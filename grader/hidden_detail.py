@@ -70,7 +70,10 @@ class HiddenTestDetail(_Model):
         description="which of the test's input sets it was graded on, from 1; null: none drawn"
     )
     inputs: list[HiddenInput] = Field(default_factory=list)
-    outputs: list[OutputCheck] = Field(default_factory=list)
+    outputs: list[OutputCheck] = Field(
+        default_factory=list,
+        description="each output's comparison, for a test that failed (one that passed matched)",
+    )
     error: HiddenError | None = None
     stdout: str = ""
     duration_ms: float | None = None
@@ -154,7 +157,8 @@ def _judged(
     passed: bool,
 ) -> HiddenTestDetail:
     """A test whose call came back: the error it raised, or its outputs' comparisons and, where
-    they all match, its gradient pass."""
+    they all match, its gradient pass. One that passed is not compared again: its bit says every
+    output matched, and a correct submission costs the grading nothing more."""
     ran = HiddenTestDetail(
         name=test.spec.name,
         passed=passed,
@@ -164,6 +168,8 @@ def _judged(
         stdout=outcome.stdout,
         duration_ms=outcome.duration_s * 1000,
     )
+    if passed:
+        return ran
     if outcome.error is not None:
         error = outcome.error
         raised = HiddenError(
