@@ -140,7 +140,7 @@ class Grader:
             return Graded(_timed(internal_error(plan, str(error)), started), None)
         # The report's duration is the grading's: describing the hidden tests takes no part.
         report = _timed(report, started)
-        return Graded(report, describe_hidden(plan, hidden, report))
+        return Graded(report, _described(plan, hidden, report))
 
     def _grade(self, plan: ExercisePlan, source: str) -> tuple[Report, HiddenRun | None]:
         """Visible tests in one child, hidden tests in another: whatever the submission learns
@@ -173,6 +173,18 @@ class Grader:
             time.sleep(pause_s)
             execution = self.sandbox.run(job)
         return execution
+
+
+def _described(
+    plan: ExercisePlan, hidden: HiddenRun | None, report: Report
+) -> HiddenRunDetail | None:
+    """What the hidden tests did, for staff; None should describing them fail: an extra for
+    staff never costs a student the report."""
+    try:
+        return describe_hidden(plan, hidden, report)
+    except Exception:
+        log.exception("describing the hidden tests of %s failed", plan.exercise.spec.slug)
+        return None
 
 
 def _timed(report: Report, started: float) -> Report:
