@@ -1,7 +1,7 @@
 """What the hidden tests did reaches the course's staff (GET .../submissions/{id}/hidden-tests)
 and nothing a student reaches: submissions graded for real (in-process sandbox), the staff detail
 read back, and every body a student, their link, their LMS launch, the page, the LMS's comment
-or the webhook can get searched for its words and numbers."""
+or the webhook can get searched for its words and numbers; on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -63,8 +63,10 @@ class Taught:
 
 
 @pytest.fixture
-def course(make_client: ClientFactory, make_settings: SettingsFactory) -> Taught:
-    settings = make_settings(require_api_keys=True, webhook_allowed_hosts=["127.0.0.1"])
+def course(make_client: ClientFactory, make_settings: SettingsFactory, database_url: str) -> Taught:
+    settings = make_settings(
+        require_api_keys=True, webhook_allowed_hosts=["127.0.0.1"], database_url=database_url
+    )
     client = make_client(settings)
     api = client.app.state.api  # type: ignore[attr-defined]
     with api.database.session() as session:
