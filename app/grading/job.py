@@ -124,7 +124,7 @@ def _grade_claimed(claim: Claim, context: GradingContext) -> None:
     else:
         log.info("grading %s, attempt %d", claim.exercise, claim.attempts)
         graded = grade_source(context.grader, claim.exercise, claim.source)
-        report = graded.report
+    report = graded.report
     outbox_due = _finish(context, claim.submission_id, claim.course_id, graded)
     if outbox_due is None:
         log.info("already finished by another grader; this result is dropped")
