@@ -108,7 +108,7 @@ def _detail(
     if hidden is None or case is None:
         return _not_run(test, passed, "not run: the policy refused the source (see the report)")
     shown = {
-        "input_set": next(n for n, one in enumerate(test.cases, start=1) if one is case),
+        "input_set": next((n for n, one in enumerate(test.cases, start=1) if one is case), None),
         "inputs": _inputs(case.call),
     }
     execution = hidden.execution
