@@ -230,7 +230,7 @@ def _judge_test(test: TestPlan, execution: Execution, stop: _Stop) -> TestResult
         status = _STATUS_OF_TERMINATION[execution.termination]
         return _result(test, status, stop.reason if stop.at is test else not_run_message(stop.at))
     if outcome.error is not None:
-        return _result(test, TestStatus.ERROR, _error_message(outcome.error), outcome)
+        return _result(test, TestStatus.ERROR, error_message(outcome.error), outcome)
     comparisons = compare_outputs(
         test.output_names, test.expected, outcome.outputs or (), test.decimals
     )
@@ -245,7 +245,8 @@ def _all_match(test: TestPlan) -> str:
     return f"all outputs match to {places} decimals"
 
 
-def _error_message(error: RaisedError) -> str:
+def error_message(error: RaisedError) -> str:
+    """A raised error as a test's message says it (a hidden test's only to staff)."""
     where = f" at line {error.line}" if error.line else ""
     if error.contract:
         return f"does not fit the exercise{where}: {error.message}"
@@ -270,7 +271,7 @@ def _result(
             "max_abs_error": headline.max_abs_error if headline else None,
             "mismatch_count": headline.mismatch_count if headline else None,
             "first_mismatch": _mismatch(headline),
-            "outputs": [_output_check(name, comparison) for name, comparison in pairs],
+            "outputs": [output_check(name, comparison) for name, comparison in pairs],
             "stdout": outcome.stdout if outcome else "",
             "line": outcome.error.line if outcome and outcome.error else None,
             "reproduce": None if status is TestStatus.REJECTED else test.reproduce,  # never ran
@@ -278,7 +279,8 @@ def _result(
     )
 
 
-def _output_check(name: str, comparison: Comparison) -> OutputCheck:
+def output_check(name: str, comparison: Comparison) -> OutputCheck:
+    """One output's comparison as a visible test shows it (a hidden test's only to staff)."""
     return OutputCheck(
         name=name,
         passed=comparison.passed,

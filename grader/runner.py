@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from grader.catalog import Catalog
 from grader.contract import Execution, Job, Termination
@@ -16,6 +17,7 @@ from grader.errors import (
     ReferenceFailure,
     SandboxUnavailable,
 )
+from grader.hidden_detail import HiddenRunDetail, describe_hidden
 from grader.hidden_verdicts import HiddenRun
 from grader.judge import internal_error, judge
 from grader.plan import ExercisePlan
@@ -30,6 +32,15 @@ log = logging.getLogger(__name__)
 # of its wall limit) is run again after each of these pauses, with the CPU a machine that has
 # calmed down gives it; starved after the last, it is the platform's fault (grader.judge).
 STARVED_RETRY_PAUSES_S = (2.0, 10.0)
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A grading's report, and what its hidden tests did (`grader.hidden_detail`: for staff,
+    never part of the report); None where no plan ran them (the grader itself failed)."""
+
+    report: Report
+    hidden: HiddenRunDetail | None
 
 
 class Grader:
@@ -116,16 +127,22 @@ class Grader:
     def grade(self, slug: str, source: str) -> Report:
         """Raises UnknownExerciseError; a failing or hostile submission is a report, not an
         exception, and so is a sandbox that could not run it (status "error")."""
+        return self.grade_in_full(slug, source).report
+
+    def grade_in_full(self, slug: str, source: str) -> Graded:
+        """The report, and what each hidden test did; raises as `grade` does."""
         started = time.perf_counter()
         plan = self.plan(slug)
         try:
-            report = self._grade(plan, source)
+            report, hidden = self._grade(plan, source)
         except SandboxUnavailable as error:
             log.exception("grading %s failed inside the grader", slug)
-            report = internal_error(plan, str(error))
-        return report.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
+            return Graded(_timed(internal_error(plan, str(error)), started), None)
+        # The report's duration is the grading's: describing the hidden tests takes no part.
+        report = _timed(report, started)
+        return Graded(report, _described(plan, hidden, report))
 
-    def _grade(self, plan: ExercisePlan, source: str) -> Report:
+    def _grade(self, plan: ExercisePlan, source: str) -> tuple[Report, HiddenRun | None]:
         """Visible tests in one child, hidden tests in another: whatever the submission learns
         in the visible one (its prints, errors and probes reach the student) holds no hidden
         input. Run one after the other, a source the static layer refuses gets no hidden run."""
@@ -141,7 +158,7 @@ class Grader:
             rejected = visible.termination is Termination.REJECTED
             hidden = None if rejected else self._run(hidden_job)
         judged = None if hidden is None else HiddenRun(draw, hidden)
-        return judge(plan, visible, judged, source=source)
+        return judge(plan, visible, judged, source=source), judged
 
     def _run(self, job: Job) -> Execution:
         """The job's execution, run again after a pause each time the machine starved it (the
@@ -156,6 +173,22 @@ class Grader:
             time.sleep(pause_s)
             execution = self.sandbox.run(job)
         return execution
+
+
+def _described(
+    plan: ExercisePlan, hidden: HiddenRun | None, report: Report
+) -> HiddenRunDetail | None:
+    """What the hidden tests did, for staff; None should describing them fail: an extra for
+    staff never costs a student the report."""
+    try:
+        return describe_hidden(plan, hidden, report)
+    except Exception:
+        log.exception("describing the hidden tests of %s failed", plan.exercise.spec.slug)
+        return None
+
+
+def _timed(report: Report, started: float) -> Report:
+    return report.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
 
 
 def _definition_error(

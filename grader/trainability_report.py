@@ -125,13 +125,21 @@ def _unfinished(check: TrainabilityCheck, what: str) -> Fault:
 def hidden_case_trains(plan: ExercisePlan, case: Case, outcomes: Mapping[str, CallOutcome]) -> bool:
     """A hidden input set's gradient pass, where it has one: the part of its bit that says the
     code trains as the reference does."""
+    return hidden_case_faults(plan, case, outcomes) == []
+
+
+def hidden_case_faults(
+    plan: ExercisePlan, case: Case, outcomes: Mapping[str, CallOutcome]
+) -> list[Fault] | None:
+    """What keeps a hidden input set's gradient pass from the reference's, among the checks the
+    exercise scores (none where it has no gradient pass); None where it cannot be judged."""
     if case.gradients is None:
-        return True
+        return []
     faults = gradient_faults(
         case.gradients.expected, outcomes.get(case.gradients.call.id), by_name=_by_name(plan)
     )
     wanted = plan.exercise.spec.trainability_checks
-    return faults is not None and not [fault for fault in faults if fault.check in wanted]
+    return None if faults is None else [fault for fault in faults if fault.check in wanted]
 
 
 def _by_name(plan: ExercisePlan) -> bool:

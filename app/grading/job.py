@@ -30,12 +30,12 @@ from app.core.settings import AppSettings
 from app.courses.mistakes import with_course_diagnosis
 from app.grading.catalog_watch import log_changes
 from app.grading.leases import SUBMISSIONS, Claim, Held, Leases
-from app.grading.report_store import add_outcomes, report_columns
+from app.grading.report_store import add_outcomes, keep_hidden_tests, report_columns
 from grader.catalog import Catalog
 from grader.errors import AutograderError
 from grader.judge import internal_error
 from grader.report import Report, ReportStatus
-from grader.runner import Grader
+from grader.runner import Graded, Grader
 
 log = logging.getLogger(__name__)
 
@@ -120,10 +120,12 @@ def _grade_claimed(claim: Claim, context: GradingContext) -> None:
             f"grading was interrupted {claim.attempts - 1} times (the grader stopped or was "
             "killed while running it)",
         )
+        graded = Graded(report, None)
     else:
         log.info("grading %s, attempt %d", claim.exercise, claim.attempts)
-        report = grade_source(context.grader, claim.exercise, claim.source)
-    outbox_due = _finish(context, claim.submission_id, claim.course_id, report)
+        graded = grade_source(context.grader, claim.exercise, claim.source)
+    report = graded.report
+    outbox_due = _finish(context, claim.submission_id, claim.course_id, graded)
     if outbox_due is None:
         log.info("already finished by another grader; this result is dropped")
     elapsed = time.perf_counter() - started
@@ -141,17 +143,18 @@ def _grade_claimed(claim: Claim, context: GradingContext) -> None:
     context.on_done(claim.submission_id, bool(outbox_due))
 
 
-def grade_source(grader: Grader, exercise: str, source: str) -> Report:
-    """The report of `source`: the grader's, or an error report when the grader failed (a new
-    submission's grading and a regrade's alike)."""
+def grade_source(grader: Grader, exercise: str, source: str) -> Graded:
+    """The report of `source` and what its hidden tests did: the grader's, or an error report
+    when the grader failed (a new submission's grading and a regrade's alike)."""
     try:
-        return grader.grade(exercise, source)
+        return grader.grade_in_full(exercise, source)
     except AutograderError as error:  # unknown exercise (removed since), broken reference, ...
         log.exception("the grader failed")
-        return error_report(grader, exercise, str(error))
+        return Graded(error_report(grader, exercise, str(error)), None)
     except Exception as error:  # a grader bug must end in an explicit report, not a stuck row
         log.exception("the grader failed unexpectedly")
-        return error_report(grader, exercise, f"internal error ({type(error).__name__})")
+        reason = f"internal error ({type(error).__name__})"
+        return Graded(error_report(grader, exercise, reason), None)
 
 
 def error_report(grader: Grader, exercise: str, reason: str) -> Report:
@@ -170,13 +173,14 @@ def error_report(grader: Grader, exercise: str, reason: str) -> Report:
 
 
 def _finish(
-    context: GradingContext, submission_id: str, course_id: int, report: Report
+    context: GradingContext, submission_id: str, course_id: int, graded: Graded
 ) -> bool | None:
-    """Store the report (with the mistake its course named, where one explains it), mark the
-    submission done and drop its lease, and record what follows; returns whether the outbox got
-    a message due now, or None when another grader finished first (this result is dropped)."""
+    """Store the report (with the mistake its course named, where one explains it) and, for
+    staff, what its hidden tests did; mark the submission done and drop its lease, and record
+    what follows; returns whether the outbox got a message due now, or None when another grader
+    finished first (this result is dropped)."""
     with context.database.session() as session:
-        report = with_course_diagnosis(session, course_id, report)
+        report = with_course_diagnosis(session, course_id, graded.report)
         finished = SUBMISSIONS.drop(
             session,
             Submission.id == submission_id,
@@ -188,5 +192,6 @@ def _finish(
         if finished != 1:
             return None
         add_outcomes(session, submission_id, report)  # done once: the row was not done
+        keep_hidden_tests(session, submission_id, graded.hidden)
         recorded = [record(session, submission_id, report) for record in context.on_graded]
     return any(recorded)

@@ -1,13 +1,15 @@
-"""A report's figures as rows (app.grading.report_store), one per check of a graded submission."""
+"""A report's figures as rows (app.grading.report_store), one per check of a graded submission;
+and what its hidden tests did, for staff alone."""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.models import Base, stored_enum
+from app.core.models import Base, JSONDocument, stored_enum
 
 
 class OutcomeKind(StrEnum):
@@ -35,3 +37,16 @@ class ReportOutcome(Base):
     status: Mapped[str] = mapped_column(String(16))
     # A test's visibility ("visible", "hidden"); None for findings and properties.
     visibility: Mapped[str | None] = mapped_column(String(16))
+
+
+class HiddenTestsRun(Base):
+    """What the hidden tests of a submission's current report did (grader.hidden_detail), for
+    the course's staff alone: a table of its own, which nothing a student reaches reads (the
+    report a student sees tells one bit per hidden test). Rewritten with the report."""
+
+    __tablename__ = "hidden_test_runs"
+
+    submission_id: Mapped[str] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), primary_key=True
+    )
+    detail: Mapped[dict[str, Any]] = mapped_column(JSONDocument)

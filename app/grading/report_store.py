@@ -1,6 +1,7 @@
 """Storing a submission's report: the JSON document, its figures as columns, and its lines as
 rows (app.grading.models.ReportOutcome), written together so the course's statistics (app.staff) and
-attempt budgets (app.courses.budgets) count reports by SQL and never disagree with them."""
+attempt budgets (app.courses.budgets) count reports by SQL and never disagree with them. What its
+hidden tests did goes to a table of its own, for staff (app.grading.models.HiddenTestsRun)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 from sqlalchemy import delete, insert
 from sqlalchemy.orm import Session
 
-from app.grading.models import OutcomeKind, ReportOutcome
+from app.grading.models import HiddenTestsRun, OutcomeKind, ReportOutcome
 from grader.finding_concepts import tagged
+from grader.hidden_detail import HiddenRunDetail
 from grader.report import Report, ReportStatus
 
 # A report of these statuses never uses up an attempt: a pass, and the grader's own failure.
@@ -77,3 +79,12 @@ def replace_outcomes(session: Session, submission_id: str, report: Report) -> No
     """The submission's outcome rows, those of an earlier report replaced by this one's."""
     session.execute(delete(ReportOutcome).where(ReportOutcome.submission_id == submission_id))
     add_outcomes(session, submission_id, report)
+
+
+def keep_hidden_tests(session: Session, submission_id: str, hidden: HiddenRunDetail | None) -> None:
+    """What the hidden tests of the submission's report did, replacing an earlier report's (and
+    none kept where the grader could not say: an error report of its own failure)."""
+    session.execute(delete(HiddenTestsRun).where(HiddenTestsRun.submission_id == submission_id))
+    if hidden is not None:
+        row = {"submission_id": submission_id, "detail": hidden.model_dump(mode="json")}
+        session.execute(insert(HiddenTestsRun), [row])

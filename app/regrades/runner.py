@@ -120,11 +120,11 @@ class RegradeRunner:
             self._finish(held)
             return Step.FINISHED
         submission_id, source = following
-        report = grade_source(self._context.grader, held.exercise, source)
+        graded = grade_source(self._context.grader, held.exercise, source)
         position = Position(held.regrade_id, self._context.holder, held.cursor)
         try:
             with self._database.session() as session:
-                kept = keep(session, position, submission_id, report, self._on_regraded)
+                kept = keep(session, position, submission_id, graded, self._on_regraded)
         except LostRegrade:
             log.info("regrade %s is no longer ours; its last grading is dropped", held.regrade_id)
             self._holding(None)

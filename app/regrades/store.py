@@ -2,7 +2,8 @@
 
     history   the submission's report so far becomes a PastReport, with the version that graded
               it and when; the new report replaces it through app.grading.report_store (the JSON,
-              its columns and its rows together); the submission stays done throughout
+              its columns and its rows together, and what its hidden tests did for staff); the
+              submission stays done throughout
     progress  the regrade's cursor moves to the submission, `graded` (and `changed`) count it,
               on condition that the runner still holds the regrade at the cursor it read: a
               runner that lost it (cancelled, or taken over after its lease expired) stores
@@ -26,9 +27,10 @@ from sqlalchemy.orm import Session
 from app.core.db import changed_rows
 from app.core.models import Submission, utcnow
 from app.courses.mistakes import with_course_diagnosis
-from app.grading.report_store import replace_outcomes, report_columns
+from app.grading.report_store import keep_hidden_tests, replace_outcomes, report_columns
 from app.regrades.models import PastReport, Regrade, RegradeStatus
-from grader.report import Report, ReportStatus
+from grader.report import ReportStatus
+from grader.runner import Graded
 
 log = logging.getLogger(__name__)
 
@@ -60,20 +62,20 @@ def keep(
     session: Session,
     position: Position,
     submission_id: str,
-    report: Report,
+    graded: Graded,
     on_regraded: Sequence[OnRegraded],
 ) -> Kept:
     """Keep `report` as the submission's (unless it is an error report) and count it in the
     regrade's progress; raises LostRegrade, rolling all of it back, when the runner lost it."""
-    changed = report.status is not ReportStatus.ERROR and _replace(
-        session, position.regrade_id, submission_id, report
+    changed = graded.report.status is not ReportStatus.ERROR and _replace(
+        session, position.regrade_id, submission_id, graded
     )
     _advance(session, position, submission_id, changed)
     recorded = [record(session, submission_id) for record in on_regraded] if changed else []
     return Kept(changed, any(recorded))
 
 
-def _replace(session: Session, regrade_id: str, submission_id: str, report: Report) -> bool:
+def _replace(session: Session, regrade_id: str, submission_id: str, graded: Graded) -> bool:
     row = session.scalars(
         select(Submission).where(Submission.id == submission_id).with_for_update()
     ).one_or_none()
@@ -91,8 +93,8 @@ def _replace(session: Session, regrade_id: str, submission_id: str, report: Repo
             regrade_id=regrade_id,
         )
     )
-    changed = (row.score, row.max_score) != (report.score, report.max_score)
-    report = with_course_diagnosis(session, row.course_id, report)
+    changed = (row.score, row.max_score) != (graded.report.score, graded.report.max_score)
+    report = with_course_diagnosis(session, row.course_id, graded.report)
     session.execute(
         update(Submission)
         .where(Submission.id == submission_id)
@@ -100,6 +102,7 @@ def _replace(session: Session, regrade_id: str, submission_id: str, report: Repo
         .execution_options(synchronize_session=False)
     )
     replace_outcomes(session, submission_id, report)
+    keep_hidden_tests(session, submission_id, graded.hidden)
     return changed
 
 

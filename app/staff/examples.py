@@ -105,8 +105,50 @@ STUDENT_DETAIL: dict[str, Any] = {
 }
 
 GRADEBOOK_CSV = (
-    f"student_id,fused-qkv-attention,{_SEED}\r\ns1234567,10,7\r\n'=not-a-formula,,10\r\n"
+    f"student_id,fused-qkv-attention,{_SEED}\r\nPoints Possible,10,10\r\n"
+    "s1234567,10,7\r\n'=not-a-formula,,10\r\n"
 )
+
+HIDDEN_TESTS: dict[str, Any] = {
+    "submission": "01JD8Z6Q3M9V7N4K2P5R8T1W0X",
+    "exercise": _SEED,
+    "student_id": "s1234567",
+    "hidden": {
+        "termination": "completed",
+        "tests": [
+            {
+                "name": "context length 2, causal mask",
+                "passed": False,
+                "outcome": "wrong_output",
+                "summary": "`output` differs in 12 of 64 elements (max abs error 0.4102); "
+                "first at index [0, 1, 0]: expected 0.2141, got 0.6243",
+                "input_set": 3,
+                "inputs": [
+                    {"step": 1, "method": "forward", "position": 1, "shape": [2, 2, 16]},
+                    {"step": 1, "method": "forward", "position": 2, "value": True},
+                ],
+                "outputs": [
+                    {
+                        "name": "output",
+                        "passed": False,
+                        "check": "values",
+                        "message": "`output` differs in 12 of 64 elements (max abs error 0.4102)",
+                        "max_abs_error": 0.4102,
+                        "mismatch_count": 12,
+                        "first_mismatch": {
+                            "index": [0, 1, 0],
+                            "expected": 0.2141,
+                            "actual": 0.6243,
+                        },
+                    }
+                ],
+                "error": None,
+                "stdout": "",
+                "duration_ms": 3.1,
+            }
+        ],
+    },
+}
 
 EXPORT_ZIP = "a zip of manifest.csv, submissions/<id>.py and submissions/<id>.json"
 

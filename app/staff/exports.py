@@ -23,6 +23,9 @@ from grader.catalog import Catalog
 _CHUNK = 64 * 1024
 # Rows loaded at a time while the zip is written: its memory stays bounded by this.
 _ROWS_AT_ONCE = 500
+# The gradebook's second row, under the heading: each exercise's maximum. Canvas writes the same
+# row in its own export and skips it on import; a spreadsheet divides by it.
+POINTS_POSSIBLE = "Points Possible"
 MANIFEST = (
     "id",
     "student_id",
@@ -39,9 +42,11 @@ def _score(value: float | None) -> str:
 
 
 def gradebook_csv(session: Session, course_id: int, catalog: Catalog) -> str:
-    """One row per student, a column per exercise served: the gradebook score (by the
-    exercise's policy), empty where the student has none."""
-    slugs = catalog.slugs()
+    """A column per exercise served; under the heading, the row of each one's maximum; then one
+    row per student: the gradebook score (by the exercise's policy), empty where the student has
+    none."""
+    exercises = list(catalog)
+    slugs = [exercise.spec.slug for exercise in exercises]
     scores = student_scores(course_id)
     rows = session.execute(
         select(scores.c.student_id, scores.c.exercise, scores.c.score).order_by(scores.c.student_id)
@@ -52,6 +57,7 @@ def gradebook_csv(session: Session, course_id: int, catalog: Catalog) -> str:
     out = io.StringIO()
     writer = SafeCsvWriter(out)
     writer.writerow(["student_id", *slugs])
+    writer.writerow([POINTS_POSSIBLE, *(_score(exercise.spec.max_score) for exercise in exercises)])
     for student, scored in by_student.items():
         writer.writerow([student, *(_score(scored.get(slug)) for slug in slugs)])
     return out.getvalue()

@@ -16,6 +16,7 @@ from app.api.problems import (
     CourseNotFound,
     ExerciseUnavailable,
     MistakeTaken,
+    SubmissionNotFound,
     Unauthorized,
     UnknownBehaviour,
     UnknownExercise,
@@ -29,6 +30,7 @@ from app.staff import (
     concept_stats,
     examples,
     exports,
+    hidden_tests,
     naming,
     stats,
     students,
@@ -36,6 +38,7 @@ from app.staff import (
 from app.staff.cluster_schemas import ExerciseClusters, Named, NameMistakeBody
 from app.staff.concept_schemas import CourseConcepts
 from app.staff.deps import StaffCourseDep
+from app.staff.hidden_tests import SubmissionHiddenTests
 from app.staff.schemas import (
     CourseExercises,
     CourseStudents,
@@ -111,6 +114,22 @@ def get_student(
 
 
 @router.get(
+    "/submissions/{submission_id}/hidden-tests",
+    response_model=SubmissionHiddenTests,
+    summary="What each hidden test of a submission did",
+    responses=responses(Unauthorized, CourseNotFound, SubmissionNotFound),
+)
+def get_hidden_tests(
+    course: StaffCourseDep, session: SessionDep, submission_id: str
+) -> SubmissionHiddenTests:
+    """Per hidden test: the input set it was graded on and its inputs' shapes, its outputs'
+    comparisons (the first mismatch, as a visible test shows it), the error it raised with its
+    line, or where and why the run stopped, and its prints. Staff only: the student's report
+    says one bit per hidden test, so that a submission cannot learn the hidden inputs."""
+    return hidden_tests.submission_hidden_tests(session, course, submission_id)
+
+
+@router.get(
     "/gradebook.csv",
     summary="The gradebook, as CSV",
     response_class=Response,
@@ -123,9 +142,10 @@ def get_student(
     },
 )
 def gradebook(course: StaffCourseDep, session: SessionDep, catalog: CatalogDep) -> Response:
-    """One row per student, a column per exercise: the best or the latest score, as each
-    exercise's policy says; empty where the student has none. A cell that a spreadsheet would
-    run as a formula is written as text."""
+    """A column per exercise; under the heading a `Points Possible` row with each exercise's
+    maximum (as Canvas's own gradebook export has it); then one row per student: the best or
+    the latest score, as each exercise's policy says, empty where the student has none. A cell
+    that a spreadsheet would run as a formula is written as text."""
     return Response(
         exports.gradebook_csv(session, course.id, catalog),
         media_type="text/csv; charset=utf-8",

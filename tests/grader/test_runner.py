@@ -111,3 +111,27 @@ def test_a_run_still_starved_after_every_retry_is_the_platform_s_fault(which: st
     status, jobs = grade_starving(which, starved=99)
     assert status is ReportStatus.ERROR
     assert len(jobs) == 4  # the first try and one per pause: no more
+
+
+def test_a_failure_to_describe_the_hidden_tests_for_staff_keeps_the_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("a bug of the staff's detail")
+
+    monkeypatch.setattr("grader.runner.describe_hidden", broken)
+    sandbox = ScriptedSandbox(parallel_runs=1, ending=Termination.COMPLETED)
+
+    graded = Grader(CATALOG, sandbox, "runner").grade_in_full(SLUG, "source")
+
+    assert graded.report.status is ReportStatus.FAILED
+    assert graded.hidden is None
+
+
+def test_a_grading_in_full_describes_each_hidden_test_beside_the_report() -> None:
+    sandbox = ScriptedSandbox(parallel_runs=1, ending=Termination.COMPLETED)
+
+    graded = Grader(CATALOG, sandbox, "runner").grade_in_full(SLUG, "source")
+
+    assert graded.hidden is not None
+    assert {test.name for test in graded.hidden.tests} == hidden_names()

@@ -24,11 +24,11 @@ from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings
 from app.grading.job import GradingContext, grade_submission
 from app.grading.leases import Leases
-from app.grading.models import OutcomeKind, ReportOutcome
+from app.grading.models import HiddenTestsRun, OutcomeKind, ReportOutcome
 from app.outbox.models import WebhookDelivery
 from app.outbox.webhooks import record_delivery
 from grader.report import Report
-from grader.runner import Grader
+from grader.runner import Graded, Grader
 
 
 @pytest.fixture
@@ -84,16 +84,22 @@ def test_a_report_holding_text_postgresql_refuses_is_stored_once(
     context: GradingContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A correct solution that prints NUL (or raises a message with a lone surrogate) is
-    graded once and stored passed; on PostgreSQL its JSONB refused such a report, and the
-    submission was graded again until it ended as an error."""
-    grade = context.grader.grade
+    graded once and stored passed, and so is what its hidden tests did; on PostgreSQL its JSONB
+    refused such a report, and the submission was graded again until it ended as an error."""
+    grade = context.grader.grade_in_full
+    printed = {"stdout": "a\x00b\ud800"}
 
-    def printing_nul(exercise: str, source: str) -> Report:
-        report = grade(exercise, source)
-        tests = [test.model_copy(update={"stdout": "a\x00b\ud800"}) for test in report.tests]
-        return report.model_copy(update={"tests": tests, "message": "\x00"})
+    def printing_nul(exercise: str, source: str) -> Graded:
+        graded = grade(exercise, source)
+        assert graded.hidden is not None
+        tests = [test.model_copy(update=printed) for test in graded.report.tests]
+        hidden_tests = [test.model_copy(update=printed) for test in graded.hidden.tests]
+        return Graded(
+            graded.report.model_copy(update={"tests": tests, "message": "\x00"}),
+            graded.hidden.model_copy(update={"tests": hidden_tests}),
+        )
 
-    monkeypatch.setattr(context.grader, "grade", printing_nul)
+    monkeypatch.setattr(context.grader, "grade_in_full", printing_nul)
     submission_id = store_submission(context.database)
     grade_submission(submission_id, context)
     row = load_submission(context.database, submission_id)
@@ -101,6 +107,10 @@ def test_a_report_holding_text_postgresql_refuses_is_stored_once(
     assert row.report is not None and row.report["status"] == "passed"
     assert row.report["message"] == "\ufffd"
     assert row.report["tests"][0]["stdout"] == "a\ufffdb\ufffd"
+    with context.database.session() as session:
+        kept = session.get(HiddenTestsRun, submission_id)
+        assert kept is not None
+        assert kept.detail["tests"][0]["stdout"] == "a\ufffdb\ufffd"
 
 
 def test_a_done_submission_is_not_graded_again(

@@ -27,7 +27,7 @@ from app.core.db import Database
 from app.core.models import DEFAULT_COURSE_ID, SubmissionStatus, utcnow
 from app.grading.job import GradingContext, grade_submission
 from app.grading.leases import renew_held
-from app.grading.models import ReportOutcome
+from app.grading.models import HiddenTestsRun, ReportOutcome
 from app.grading.report_store import outcome_rows
 from app.outbox.models import WebhookDelivery
 from app.outbox.webhooks import record_regraded
@@ -124,6 +124,10 @@ def test_a_regrade_keeps_the_old_report_as_history_and_announces_only_changed_sc
     with database.session() as session:
         announced = session.scalars(select(WebhookDelivery)).all()
         assert [(d.submission_id, d.event) for d in announced] == [(fixed, "submission.regraded")]
+        # What their hidden tests did, for staff, recorded by the regrade (none was before).
+        kept = {row.submission_id: row.detail for row in session.scalars(select(HiddenTestsRun))}
+    assert kept.keys() == {fixed, same}
+    assert all(test["passed"] for test in kept[fixed]["tests"])
 
 
 def test_the_reason_says_whether_any_submission_was_graded_with_another_version(

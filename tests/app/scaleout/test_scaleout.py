@@ -198,7 +198,7 @@ def test_the_grade_task_grades_under_its_lease_and_drops_it(
         settings=scaled(), database=database, grader=grader, holder="worker-here"
     )
     seen: list[str | None] = []
-    real_grade = grader.grade
+    real_grade = grader.grade_in_full
 
     def grade(exercise: str, source: str) -> Any:
         with database.session() as session:
@@ -208,7 +208,7 @@ def test_the_grade_task_grades_under_its_lease_and_drops_it(
     register_grade_task(celery_app, context)
     submission_id = store_submission(database)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(grader, "grade", grade)
+        patch.setattr(grader, "grade_in_full", grade)
         celery_app.tasks[GRADE_TASK](submission_id)
     assert seen == ["worker-here"]
     graded = load_submission(database, submission_id)
@@ -305,7 +305,7 @@ def test_the_grade_task_grades_in_line_order_not_the_order_sent(
         body = {"exercise": SEED, "source": source, "student_id": student}
         sent.append(client.post("/v1/submissions", json=body).json()["id"])
     graded: list[str] = []
-    real_grade = grader.grade
+    real_grade = grader.grade_in_full
 
     def grade(exercise: str, source: str) -> Any:
         graded.append(source)
@@ -314,7 +314,7 @@ def test_the_grade_task_grades_in_line_order_not_the_order_sent(
     context = GradingContext(settings=scaled(), database=database, grader=grader, holder="w")
     register_grade_task(celery_app, context)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(grader, "grade", grade)
+        patch.setattr(grader, "grade_in_full", grade)
         for submission_id in sent:  # as a worker takes the messages: in the order sent
             celery_app.tasks[GRADE_TASK](submission_id)
     assert graded == [sources[0], sources[5], *sources[1:5]]  # bob's first before ada's second

@@ -143,7 +143,7 @@ def test_one_student_s_page_has_their_scores_and_submissions_newest_first(
     assert source.json()["source"] == "print('hi')\n"  # the code, read through the same key
 
 
-def test_the_gradebook_has_a_row_per_student_and_the_policy_s_score_as_text_in_a_spreadsheet(
+def test_the_gradebook_has_each_maximum_then_a_row_per_student_with_the_policy_s_score_as_text(
     staffed: Staffed, catalog: Catalog
 ) -> None:
     seed = catalog.get(SEED)
@@ -161,13 +161,14 @@ def test_the_gradebook_has_a_row_per_student_and_the_policy_s_score_as_text_in_a
 
     assert best.headers["content-type"].startswith("text/csv")
     assert "attachment" in best.headers["content-disposition"]
-    rows = list(csv.reader(io.StringIO(best.text)))
-    assert rows[0] == ["student_id", *catalog.slugs()]
-    column = rows[0].index(SEED)
-    scores = {row[0]: row[column] for row in rows[1:]}
+    heading, maxima, *rows = list(csv.reader(io.StringIO(best.text)))
+    assert heading == ["student_id", *catalog.slugs()]
+    assert maxima == ["Points Possible", *(f"{e.spec.max_score:g}" for e in catalog)]
+    column = heading.index(SEED)
+    scores = {row[0]: row[column] for row in rows}
     assert scores["ada"] == "10"
     assert {student for student in scores if student != "ada"} == set(FORMULAS.values())
-    assert {row[rows[0].index("scaled-dot-product-attention")] for row in rows[1:]} == {""}
+    assert {row[heading.index("scaled-dot-product-attention")] for row in rows} == {""}
     latest_scores = {row[0]: row[column] for row in csv.reader(io.StringIO(latest.text))}
     assert latest_scores["ada"] == "3"
 

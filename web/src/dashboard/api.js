@@ -75,6 +75,7 @@ export function courseApi(course) {
     students: () => json(`${base}/students`),
     student: (id) => json(`${base}/students/${encodeURIComponent(id)}`),
     submission: (id) => json(`/v1/submissions/${encodeURIComponent(id)}`),
+    hiddenTests: (id) => json(`${base}/submissions/${encodeURIComponent(id)}/hidden-tests`),
     policy: (slug) => json(`${exercise(slug)}/policy`),
     savePolicy: (slug, policy) => json(`${exercise(slug)}/policy`, withBody("PUT", policy)),
     startRegrade: (slug, studentId) =>

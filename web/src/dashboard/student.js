@@ -1,11 +1,13 @@
 // One student (GET .../students/<id>): the best and latest score per exercise and the attempts,
 // with a regrade of their submissions of each; then every submission, newest first (filtered by
 // exercise); opening one shows its code, read-only and highlighted, with its report beside it
-// (GET /v1/submissions/<id>, which shows staff the code).
+// (GET /v1/submissions/<id>, which shows staff the code), and under them what its hidden tests
+// did (GET .../submissions/<id>/hidden-tests, staff only).
 import { h } from "../dom.js";
 import { createViewer } from "../editor.js";
 import { renderMessage, renderReport } from "../report.js";
 import { count, score, when } from "./format.js";
+import { renderHiddenTests } from "./hidden.js";
 import { describeRegrade, followRegrade } from "./regrade.js";
 
 function table(id, caption, columns, rows) {
@@ -67,7 +69,8 @@ export async function renderStudent(container, api, studentId, onChanged) {
   const code = h("div", { id: "submission-code", class: "editor viewer" });
   const report = h("div", { id: "submission-report", tabindex: "-1" });
   const heading = h("h3", { id: "submission-heading" }, "Choose a submission above");
-  const section = h("section", { class: "submission", "aria-labelledby": "submission-heading" }, heading, h("div", { class: "code-and-report" }, code, h("div", { class: "report" }, report)));
+  const hidden = h("section", { id: "hidden-tests", "aria-labelledby": "hidden-tests-heading" });
+  const section = h("section", { class: "submission", "aria-labelledby": "submission-heading" }, heading, h("div", { class: "code-and-report" }, code, h("div", { class: "report" }, report)), hidden);
   let viewer = null;
   renderMessage(report, "Its report appears here.");
 
@@ -75,12 +78,14 @@ export async function renderStudent(container, api, studentId, onChanged) {
     for (const other of rows) other.removeAttribute("aria-current");
     row.setAttribute("aria-current", "true");
     heading.textContent = `${summary.exercise}, ${when(summary.created_at)}: ${verdict(summary)}`;
+    hidden.replaceChildren();
     try {
-      const submission = await api.submission(summary.id);
+      const [submission, hiddenTests] = await Promise.all([api.submission(summary.id), api.hiddenTests(summary.id)]);
       viewer?.destroy();
       viewer = createViewer(code, { source: submission.source ?? "", label: `Code of ${summary.exercise}, read-only` });
       if (submission.report) renderReport(report, submission.report);
       else renderMessage(report, `Not graded yet (${submission.status}).`);
+      renderHiddenTests(hidden, hiddenTests);
       // The code and report come into view (the editor measures its lines once it is seen).
       section.scrollIntoView({ block: "start" });
     } catch (error) {
