@@ -15,6 +15,7 @@ from pydantic import Field, SecretStr, field_validator
 
 from app.core.callback_urls import allow_list_entry
 from app.core.db import Timeouts
+from app.core.logs import LogFormat
 from grader.settings import GraderSettings
 
 SQLITE_FILE = "autograder.db"
@@ -151,8 +152,9 @@ class AppSettings(GraderSettings):
     wait_poll_s: float = Field(default=2.0, gt=0)
 
     log_level: str = "INFO"
-    # One JSON object per line (for log collectors); False: plain text for a terminal.
-    log_json: bool = True
+    # json: one JSON object per line (for log collectors); text: one readable line per record.
+    # Unset: text when stderr is a terminal, else json.
+    log_format: LogFormat | None = None
 
     @field_validator("broker_url")
     @classmethod
