@@ -10,7 +10,7 @@ import sys
 from app import serving
 from app.assembly import build_worker
 from app.core import logs
-from app.core.settings import AppSettings, get_settings
+from app.core.settings import AppSettings, get_settings, url_address
 from app.main import create_app
 from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from grader.settings import GraderSettings
@@ -45,7 +45,7 @@ def serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
         )
     log.info(
         "starting on http://%s, database %s, grading %s",
-        serving.address(settings.host, sock.getsockname()[1]),
+        url_address(settings.host, sock.getsockname()[1]),
         settings.sqlalchemy_url().split("://", 1)[0],
         "through the broker"
         if settings.broker_url

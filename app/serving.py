@@ -15,6 +15,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from app.core.commands import CommandRefused
+from app.core.settings import url_address
 
 _WHAT_TO_DO = {
     errno.EADDRINUSE: "is in use by another process: stop it, or choose another port "
@@ -24,11 +25,6 @@ _WHAT_TO_DO = {
     errno.EADDRNOTAVAIL: "names an address this machine does not have: choose another host "
     "(`autograder serve --host 127.0.0.1`, or AUTOGRADER_HOST)",
 }
-
-
-def address(host: str, port: int) -> str:
-    """host:port as a URL writes it (an IPv6 address in brackets)."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -42,7 +38,7 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as error:
         sock.close()
         what = _WHAT_TO_DO.get(error.errno or 0, f"cannot be listened on ({error.strerror})")
-        raise CommandRefused(f"{address(host, port)} {what}") from None
+        raise CommandRefused(f"{url_address(host, port)} {what}") from None
     return sock
 
 
@@ -58,7 +54,7 @@ class _AnnouncingServer(uvicorn.Server):
         if self.started and sockets:
             port = sockets[0].getsockname()[1]  # the one chosen, where --port 0 asked for any
             # Plain, on stdout, whatever the log format: the one line a person needs.
-            print(f"open http://{address(self._host, port)}/exercises", flush=True)
+            print(f"open http://{url_address(self._host, port)}/exercises", flush=True)
 
 
 def run(app: FastAPI, sock: socket.socket, host: str, proxies: list[str]) -> bool:

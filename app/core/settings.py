@@ -203,10 +203,21 @@ class AppSettings(GraderSettings):
             hosts.append(urlsplit(self.public_url).hostname or "")
         return hosts
 
+    def browser_url(self) -> str:
+        """Where a person opens the service: AUTOGRADER_PUBLIC_URL, else http://HOST:PORT."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        return f"http://{url_address(self.host, self.port)}"
+
     def webhook_signing_key(self) -> bytes:
         if self.webhook_secret is not None:
             return self.webhook_secret.get_secret_value().encode()
         return self.master_secret().encode()
+
+
+def url_address(host: str, port: int) -> str:
+    """host:port as a URL writes it (an IPv6 address in brackets)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def is_loopback_host(host: str) -> bool:
