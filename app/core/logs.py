@@ -24,8 +24,14 @@ _LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
 
 submission_id_var: ContextVar[str | None] = ContextVar("submission_id", default=None)
 
-# Attributes every LogRecord has; anything else was passed with `extra=` and is logged as a field.
-_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName"}
+# Attributes every LogRecord has; anything else was passed with `extra=` and is logged as a field,
+# but for uvicorn's copy of its message with terminal colour codes.
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {
+    "message",
+    "asctime",
+    "taskName",
+    "color_message",
+}
 
 
 @contextmanager

@@ -37,7 +37,9 @@ def _logged(
     monkeypatch.setattr("sys.stderr", stderr)
     logs.configure("INFO", log_format)
     with logs.bound_submission("01SUB"):
-        logging.getLogger("app.test").info("Running upgrade 0001 -> 0002, two\nlines.")
+        logging.getLogger("app.test").info(
+            "Running upgrade 0001 -> 0002, two\nlines.", extra={"color_message": "\x1b[36mx"}
+        )
     return stderr.getvalue()
 
 
@@ -64,6 +66,7 @@ def test_the_format_is_the_one_set_else_text_on_a_terminal(
         record = json.loads(output)
         assert record["message"] == "Running upgrade 0001 -> 0002, two\nlines."
         assert record["submission_id"] == "01SUB"
+        assert "color_message" not in record  # uvicorn's message again, with terminal colours
     else:
         assert output.rstrip("\n").endswith(
             " INFO app.test: Running upgrade 0001 -> 0002, two lines. [submission 01SUB]"
