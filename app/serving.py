@@ -2,8 +2,9 @@
 line says where to open the service once it answers.
 
 Binding first turns a port in use into one line and exit 2 before the database, the sandboxes
-and the event loop exist; uvicorn, left to bind it itself, fails after the whole start-up and
-exits through threads it never joined (abort, exit 134).
+and the event loop exist; uvicorn, left to bind it itself, failed only after the whole start-up
+(migrations, warm sandboxes), said so in a JSON log line, and the process then aborted on its way
+out (exit 134, "terminate called without an active exception").
 """
 
 from __future__ import annotations
