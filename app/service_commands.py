@@ -7,11 +7,10 @@ import json
 import logging
 import sys
 
-import uvicorn
-
+from app import serving
 from app.assembly import build_worker
 from app.core import logs
-from app.core.settings import AppSettings, get_settings
+from app.core.settings import AppSettings, get_settings, url_address
 from app.main import create_app
 from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from grader.settings import GraderSettings
@@ -29,7 +28,7 @@ def _app_settings(args: argparse.Namespace) -> AppSettings:
 
 def serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
     settings = _app_settings(args)
-    logs.configure(settings.log_level, settings.log_json)
+    logs.configure(settings.log_level, settings.log_format)
     if settings.require_api_keys is False and not settings.may_run_open():
         print(
             "autograder: refusing to run without API keys on a non-loopback address or behind a "
@@ -37,6 +36,7 @@ def serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    sock = serving.bind(settings.host, settings.port)
     if settings.api_keys_required():
         log.info("API keys required (create one with `autograder keys create`)")
     else:
@@ -44,35 +44,22 @@ def serve(args: argparse.Namespace, _engine: GraderSettings) -> int:
             "running OPEN, without API keys: listening on loopback (%s) only", settings.host
         )
     log.info(
-        "serving on http://%s:%d, database %s, grading %s",
-        settings.host,
-        settings.port,
+        "starting on http://%s, database %s, grading %s",
+        url_address(settings.host, sock.getsockname()[1]),
         settings.sqlalchemy_url().split("://", 1)[0],
         "through the broker"
         if settings.broker_url
         else f"in-process, {settings.sandbox_slots} slots",
     )
-    proxies = settings.proxies()
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_config=None,
-        # Their C event loop and HTTP parser (pyproject.toml says why), never a silent fallback.
-        loop="uvloop",
-        http="httptools",
-        # Off unless proxies are named: uvicorn would otherwise believe 127.0.0.1's headers.
-        proxy_headers=bool(proxies),
-        forwarded_allow_ips=proxies,
-    )
-    return EXIT_OK
+    started = serving.run(create_app(settings), sock, settings.host, settings.proxies())
+    return EXIT_OK if started else EXIT_FAILED
 
 
 def worker(args: argparse.Namespace, _engine: GraderSettings) -> int:
     settings = get_settings()
     if args.slots is not None:
         settings = settings.model_copy(update={"sandbox_slots": args.slots})
-    logs.configure(settings.log_level, settings.log_json)
+    logs.configure(settings.log_level, settings.log_format)
     if not settings.broker_url:
         print(
             "autograder: a worker takes its jobs from a broker: set AUTOGRADER_BROKER_URL to a "

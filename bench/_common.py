@@ -173,7 +173,7 @@ def service_env(
         **inherited,
         "AUTOGRADER_DATA_DIR": str(data_dir),
         "AUTOGRADER_SECRET": SECRET,
-        "AUTOGRADER_LOG_JSON": "true",
+        "AUTOGRADER_LOG_FORMAT": "json",
         **(unlimited if lift_rate_limits else {}),
         **(extra or {}),
     }

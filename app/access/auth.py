@@ -1,7 +1,9 @@
 """Who calls the API: an API key (app.access.api_keys), a student link's token
 (app.access.student_links) or the token of an LMS launch as the course's staff
 (app.access.staff_sessions), sent as a bearer token or `X-API-Key`; or anyone on loopback when the
-service runs open. Every /v1 route depends on `authenticate`."""
+service runs open: the default course's admin, or, with `X-Act-As-Student: S`, its student S (so
+that attempt budgets, which staff are spared, can be tried locally as a student meets them).
+Every /v1 route depends on `authenticate`."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
@@ -18,8 +20,12 @@ from app.access.api_keys import find_key
 from app.access.signed_tokens import ExpiredToken, InvalidToken
 from app.access.staff_sessions import StaffSession, is_staff_token
 from app.api.api_process import ApiDep, ApiProcess
-from app.api.problems import Unauthorized
-from app.core.models import DEFAULT_COURSE_ID, Role
+from app.api.problems import ActingAsStudentRefused, ReservedStudentId, Unauthorized
+from app.core.models import DEFAULT_COURSE_ID, LTI_STUDENTS, Role
+from app.core.student_ids import StudentId
+
+# The header by which a page on an open service acts as one student (web/src/api.js sends it).
+ACT_AS_STUDENT = "X-Act-As-Student"
 
 
 @dataclass(frozen=True)
@@ -46,14 +52,29 @@ async def authenticate(
     api: ApiDep,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     api_key: Annotated[str | None, Depends(_api_key_header)],
+    as_student: Annotated[
+        StudentId | None,
+        Header(
+            alias=ACT_AS_STUDENT,
+            description="only when the service runs open on loopback (no credential): act as "
+            "this student of the default course, attempt budgets included",
+        ),
+    ] = None,
 ) -> Principal:
     key = bearer.credentials if bearer is not None else api_key
+    if as_student is not None and (key is not None or api.settings.api_keys_required()):
+        raise ActingAsStudentRefused(
+            f"{ACT_AS_STUDENT} is honoured only without a credential, on a service that runs "
+            "open on loopback; here, a student signs in with their link or LMS launch"
+        )
     if key is None:
         if api.settings.api_keys_required():
             raise Unauthorized(
                 "send an API key as `Authorization: Bearer <key>` or `X-API-Key: <key>`"
             )
         client = request.client.host if request.client else "unknown"
+        if as_student is not None:
+            return _open_student(as_student, scope=f"open:{client}")
         return Principal(None, DEFAULT_COURSE_ID, Role.ADMIN, scope=f"open:{client}")
     # Async, and to the thread pool only for the database: one hop fewer on every request.
     if student_links.is_link_token(key):
@@ -61,6 +82,12 @@ async def authenticate(
     if is_staff_token(key):
         return _launched_staff(api, key)
     return await run_in_threadpool(_api_key_holder, api, key)
+
+
+def _open_student(student_id: str, scope: str) -> Principal:
+    if student_id.startswith(LTI_STUDENTS):
+        raise ReservedStudentId(f"student ids starting {LTI_STUDENTS!r} are made by LMS launches")
+    return student_principal(DEFAULT_COURSE_ID, student_id, scope)
 
 
 def _api_key_holder(api: ApiProcess, key: str) -> Principal:

@@ -3,6 +3,7 @@
     Problem                       (any status; `type` names the kind, `title` says it in words)
     ├── Unauthorized              401  no credential, or one that is not known, expired, revoked
     ├── OtherStudent              403  a student submitting as someone else
+    ├── ActingAsStudentRefused    403  X-Act-As-Student where the service does not run open
     ├── NotFound                  404  (or not the caller's to see: app.access.rules)
     │   ├── UnknownExercise
     │   ├── SubmissionNotFound
@@ -116,6 +117,10 @@ class ReservedStudentId(Problem):
 
 class OtherStudent(Problem):
     status, kind, title = 403, "other-student", "Not your student id"
+
+
+class ActingAsStudentRefused(Problem):
+    status, kind, title = 403, "acting-as-student-refused", "Acting as a student refused"
 
 
 class CallbackUrlRefused(Problem):

@@ -1,4 +1,5 @@
-"""Structured logs: one JSON object per line, carrying the submission being handled.
+"""Logs: one JSON object per line for a collector, or one readable line per record for a person
+(by default, when stderr is a terminal); each carries the submission being handled.
 
 `bound_submission(id)` puts the id into every record logged inside it, in this thread or task
 (a context variable), so a grading's lines can be found by id across the request, the grading
@@ -9,16 +10,28 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
+from typing import Literal
+
+LogFormat = Literal["text", "json"]
+
+_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
 
 submission_id_var: ContextVar[str | None] = ContextVar("submission_id", default=None)
 
-# Attributes every LogRecord has; anything else was passed with `extra=` and is logged as a field.
-_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName"}
+# Attributes every LogRecord has; anything else was passed with `extra=` and is logged as a field,
+# but for uvicorn's copy of its message with terminal colour codes.
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {
+    "message",
+    "asctime",
+    "taskName",
+    "color_message",
+}
 
 
 @contextmanager
@@ -54,21 +67,25 @@ class JsonFormatter(logging.Formatter):
 
 
 class TextFormatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        line = super().format(record)
+    """`2026-12-06 09:14:03 INFO app.serve: message [submission ID]`, on one line: a message's
+    own line breaks (a migration's description) become spaces. A traceback follows the line."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        line = _LINE_BREAKS.sub(" ", super().formatMessage(record))
         submission = getattr(record, "submission_id", None)
         return f"{line} [submission {submission}]" if submission else line
 
 
-def configure(level: str = "INFO", json_lines: bool = True) -> None:
-    """Send every logger (uvicorn's included) to stderr in one format. Called by `serve`."""
+def configure(level: str = "INFO", log_format: LogFormat | None = None) -> None:
+    """Send every logger (uvicorn's included) to stderr in one format: `log_format`, else text
+    on a terminal and JSON lines anywhere else (a collector, a file, a container's log)."""
+    json_lines = log_format == "json" if log_format else not sys.stderr.isatty()
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(_SubmissionFilter())
-    handler.setFormatter(
-        JsonFormatter()
-        if json_lines
-        else TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    )
+    handler.setFormatter(JsonFormatter() if json_lines else TextFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -156,6 +156,7 @@ class Role(StrEnum):
 
 # The course that existing keys and submissions belong to, and the open loopback mode's.
 DEFAULT_COURSE_ID = 1
+DEFAULT_COURSE = "default"  # its slug (migration 0004 made it)
 
 # Student ids starting so come from an LMS launch (app.lti.launch), and from nowhere else.
 LTI_STUDENTS = "lti:"

@@ -15,6 +15,7 @@ from pydantic import Field, SecretStr, field_validator
 
 from app.core.callback_urls import allow_list_entry
 from app.core.db import Timeouts
+from app.core.logs import LogFormat
 from grader.settings import GraderSettings
 
 SQLITE_FILE = "autograder.db"
@@ -151,8 +152,9 @@ class AppSettings(GraderSettings):
     wait_poll_s: float = Field(default=2.0, gt=0)
 
     log_level: str = "INFO"
-    # One JSON object per line (for log collectors); False: plain text for a terminal.
-    log_json: bool = True
+    # json: one JSON object per line (for log collectors); text: one readable line per record.
+    # Unset: text when stderr is a terminal, else json.
+    log_format: LogFormat | None = None
 
     @field_validator("broker_url")
     @classmethod
@@ -201,10 +203,21 @@ class AppSettings(GraderSettings):
             hosts.append(urlsplit(self.public_url).hostname or "")
         return hosts
 
+    def browser_url(self) -> str:
+        """Where a person opens the service: AUTOGRADER_PUBLIC_URL, else http://HOST:PORT."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        return f"http://{url_address(self.host, self.port)}"
+
     def webhook_signing_key(self) -> bytes:
         if self.webhook_secret is not None:
             return self.webhook_secret.get_secret_value().encode()
         return self.master_secret().encode()
+
+
+def url_address(host: str, port: int) -> str:
+    """host:port as a URL writes it (an IPv6 address in brackets)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def is_loopback_host(host: str) -> bool:

@@ -20,6 +20,7 @@ from starlette.types import Scope
 
 from app.api.api_process import ApiDep
 from app.api.deps import SettingsDep
+from app.core.models import DEFAULT_COURSE
 from app.courses.registry import COURSE_PATTERN
 from app.ui import api_docs, dashboard, page
 from grader.catalog import Catalog
@@ -67,7 +68,9 @@ def dashboard_page(course: str, settings: SettingsDep) -> HTMLResponse:
     """Public like the exercise page: the figures come from the staff API, the shell has none."""
     if not COURSE_PATTERN.fullmatch(course):
         return HTMLResponse(dashboard.not_found_page(course), status_code=404)
-    keys_required = settings.api_keys_required()
+    # An open service is the default course's staff only: another course's page asks for a key
+    # (or is opened with one: `autograder demo-course`) rather than meet a 404 from the API.
+    keys_required = settings.api_keys_required() or course != DEFAULT_COURSE
     return HTMLResponse(dashboard.dashboard_page(course, keys_required=keys_required))
 
 

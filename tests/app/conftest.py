@@ -142,7 +142,7 @@ def make_settings(tmp_path: Path) -> SettingsFactory:
         values: dict[str, Any] = {
             "data_dir": tmp_path / "var",
             "secret": "test-secret",
-            "log_json": False,
+            "log_format": "text",
             "shutdown_grace_s": 5.0,
             "outbox_poll_s": 0.05,
             "allowed_hosts": "testserver",  # the test client's Host

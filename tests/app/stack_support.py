@@ -32,7 +32,7 @@ def stack_env(
         "AUTOGRADER_REDIS_PREFIX": redis_ns.prefix,
         "AUTOGRADER_SANDBOX_SLOTS": "1",
         "AUTOGRADER_SWEEP_INTERVAL_S": "1",
-        "AUTOGRADER_LOG_JSON": "true",
+        "AUTOGRADER_LOG_FORMAT": "json",
         **overrides,
     }
 

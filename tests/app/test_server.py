@@ -42,7 +42,7 @@ def server(
         "AUTOGRADER_DATA_DIR": str(data_dir),
         "AUTOGRADER_SECRET": "integration",
         "AUTOGRADER_SANDBOX_SLOTS": "2",
-        "AUTOGRADER_LOG_JSON": "true",
+        "AUTOGRADER_LOG_FORMAT": "json",
         **settings,
     }
     log = (data_dir / f"serve-{time.monotonic_ns()}.log").open("w")

@@ -3,7 +3,9 @@
 //   the launched student through /lti/submissions, so grades flow back to the LMS;
 // - with a student link (`autograder students link`), opened as ...#student_token=<token>: it
 //   works as that student of that course through /v1, on every exercise page of this service;
-// - otherwise as whoever the service lets in without a credential (it runs open on loopback).
+// - otherwise as whoever the service lets in without a credential (it runs open on loopback):
+//   its staff, or, opened as ...?as_student=<id>, that student (attempt budgets apply, as they
+//   do to students; the service refuses it anywhere but an open service).
 import { takeFromFragment } from "./fragment.js";
 import { refusal } from "./refusal.js";
 import { forget, load, save } from "./storage.js";
@@ -42,11 +44,16 @@ function linkedStudent(token) {
 
 const ltiSession = launchToken();
 const studentToken = ltiSession ? null : linkToken();
+const actingAs = ltiSession || studentToken ? null : new URLSearchParams(window.location.search).get("as_student");
+// The page speaks for one student, whom its token or its address names: no request names another.
+const oneStudent = Boolean(studentToken || actingAs);
 
 // True when the page works as a launched LTI student (the identity is the launch's).
 export const launched = Boolean(ltiSession);
-// The student a link signs in, or null.
-export const student = studentToken ? linkedStudent(studentToken) : null;
+// True when the page acts as a student on an open service (`?as_student=`).
+export const actingAsStudent = Boolean(actingAs);
+// The student a link signs in, or the one the page acts as, or null.
+export const student = studentToken ? linkedStudent(studentToken) : actingAs || null;
 // True when the page has a credential: a launch or a student link.
 export const signedIn = launched || Boolean(studentToken);
 
@@ -58,7 +65,8 @@ const BASE = launched ? "/lti" : "/v1";
 
 function authHeaders() {
   const token = ltiSession || studentToken;
-  return token ? { Authorization: `Bearer ${token}` } : {};
+  if (token) return { Authorization: `Bearer ${token}` };
+  return actingAs ? { "X-Act-As-Student": actingAs } : {};
 }
 
 async function call(path, options = {}) {
@@ -71,10 +79,11 @@ async function call(path, options = {}) {
 }
 
 export function submit(exercise, source, studentId) {
-  // A launch's token names the exercise and the student; a link's token names the student.
+  // A launch's token names the exercise and the student; a link's token (or the header of a page
+  // acting as a student) names the student.
   let body = { exercise, source, student_id: studentId || undefined };
   if (launched) body = { source };
-  else if (studentToken) body = { exercise, source };
+  else if (oneStudent) body = { exercise, source };
   return call("/submissions", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -92,13 +101,14 @@ export function getSubmission(id, waitS = null) {
 export function history(studentId, exercise) {
   let query = { student_id: studentId, exercise, limit: "20" };
   if (launched) query = { limit: "20" };
-  else if (studentToken) query = { exercise, limit: "20" };
+  else if (oneStudent) query = { exercise, limit: "20" };
   return call(`/submissions?${new URLSearchParams(query)}`);
 }
 
-// `?student_id=...` where a key speaks for the page's student; a link's token names them already.
+// `?student_id=...` where a key speaks for the page's student; a link's token (or the acting
+// student's header) names them already.
 function asStudent(studentId) {
-  return studentId && !studentToken ? `?${new URLSearchParams({ student_id: studentId })}` : "";
+  return studentId && !oneStudent ? `?${new URLSearchParams({ student_id: studentId })}` : "";
 }
 
 // Where the student stands in the exercise's attempt budget ({limited: false} without one).

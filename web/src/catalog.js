@@ -31,7 +31,7 @@ function showProgress(standings) {
 // Without a link, the page's student is this browser's id; a browser without one tried nothing.
 async function loadProgress() {
   const browserStudent = load(STUDENT_ID_KEY);
-  if (!api.signedIn && !browserStudent) return [];
+  if (!api.signedIn && !api.student && !browserStudent) return [];
   return api.progress(browserStudent);
 }
 

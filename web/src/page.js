@@ -45,14 +45,15 @@ const editor = createEditor(editorHost, {
 // The way back to the list of exercises; a launch from an LMS opens this one exercise only.
 document.getElementById("crumbs").hidden = api.launched;
 
-// Who the history belongs to: the launched LTI student or the linked one (no field to type), or
-// else an id this browser made up once, or the one the student types. Where the service needs a
-// credential and the page has none, the page says how to get in instead.
+// Who the history belongs to: the launched LTI student, the linked one or the one the page acts
+// as (no field to type), or else an id this browser made up once, or the one the student types.
+// Where the service needs a credential and the page has none, the page says how to get in instead.
 const who = document.getElementById("who");
 const locked = needsSignIn(data);
 if (api.launched || locked) {
   who.hidden = true;
 } else if (api.student) {
+  studentInput.value = api.student; // the history's and the budget's student
   showStudent(who);
 } else {
   studentInput.value = load(STUDENT_ID_KEY) || `student-${crypto.randomUUID().slice(0, 8)}`;

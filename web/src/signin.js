@@ -14,8 +14,18 @@ function text(tag, content) {
   return node;
 }
 
-// The line that names the linked student, with a Sign out button (for a shared computer).
+// The line that names the linked student, with a Sign out button (for a shared computer); or the
+// student the page acts as on an open service, with the way back to acting as staff.
 export function showStudent(who) {
+  if (api.actingAsStudent) {
+    const back = text("a", "Act as staff again");
+    back.href = window.location.pathname;
+    who.replaceChildren("Acting as student ", text("strong", api.student), " (attempt budgets apply) · ", back);
+    who.hidden = false;
+    // The other pages of the service go on acting as the same student.
+    for (const link of document.querySelectorAll("a[href^='/exercises']")) link.search = window.location.search;
+    return;
+  }
   const signOut = text("button", "Sign out");
   signOut.type = "button";
   signOut.className = "link";

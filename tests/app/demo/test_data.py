@@ -97,7 +97,9 @@ def test_demo_course_seeds_a_new_course_and_refuses_one_with_submissions(tmp_pat
     again = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
 
     assert first.returncode == 0, first.stderr
-    assert first.stdout.splitlines()[-1] == "/courses/demo/dashboard"
+    url, key = first.stdout.splitlines()[-1].split("#key=")
+    assert url == "http://127.0.0.1:8000/courses/demo/dashboard"
+    assert f"autograder keys revoke {key[:8]}" in first.stderr
     database = Database.from_url(f"sqlite:///{tmp_path / 'autograder.db'}")
     try:
         attempts = _rows(database)

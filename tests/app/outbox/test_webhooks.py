@@ -282,7 +282,7 @@ def test_a_callback_url_is_never_logged_in_clear(
 ) -> None:
     root = logging.getLogger()
     saved = root.handlers[:], root.level, logging.getLogger("httpx").level
-    logs.configure(level="DEBUG", json_lines=False)  # as `autograder serve` does, but verbose
+    logs.configure(level="DEBUG", log_format="text")  # as `autograder serve` does, but verbose
     try:
         settings = make_settings(webhook_allowed_hosts=LOOPBACK, webhook_backoff_s=0.02)
         client = make_client(settings)

@@ -29,7 +29,10 @@ def test_the_shell_names_the_course_and_loads_the_dashboards_bundle(client: Test
     assert response.status_code == 200
     html = response.text
     assert "<h1>Course <code>ml-101</code></h1>" in html
-    assert dashboard_data(html) == {"course": "ml-101", "keysRequired": False}
+    # The open service is the default course's staff, not ml-101's: that page asks for a key.
+    assert dashboard_data(html) == {"course": "ml-101", "keysRequired": True}
+    default = client.get("/courses/default/dashboard").text
+    assert dashboard_data(default) == {"course": "default", "keysRequired": False}
     assert f'<script type="module" src="{page.ASSETS_URL}/dashboard.js"></script>' in html
     for sheet in ("page.css", "dashboard.css"):
         assert f'<link rel="stylesheet" href="{page.ASSETS_URL}/{sheet}">' in html

@@ -1,7 +1,8 @@
 // Every call the dashboard makes to the staff API, one per view, and who it works as:
 // - after an LMS launch as Instructor or TA, the page was opened as
 //   /courses/<course>/dashboard#staff_session=<token>: it works as the course's staff;
-// - with an API key of the course, typed into the sign-in form;
+// - with an API key of the course, typed into the sign-in form or handed in the address
+//   (/courses/<course>/dashboard#key=<key>);
 // - otherwise as whoever the service lets in without a credential (it runs open on loopback).
 // Either credential is this tab's (sessionStorage): it never outlives the tab, nor leaks to
 // another one.
@@ -31,8 +32,9 @@ function credential() {
   }
 }
 
-const launched = takeFromFragment("staff_session");
-if (launched) remember(launched);
+// An LMS launch's staff session, or a key of the course (the URL `autograder demo-course` prints).
+const handed = takeFromFragment("staff_session") || takeFromFragment("key");
+if (handed) remember(handed);
 
 // True when the tab holds a credential; `launchedAsStaff`: it came from an LMS launch (a staff
 // session's token starts so: app.access.staff_sessions).
