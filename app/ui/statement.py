@@ -47,4 +47,6 @@ def _markdown() -> MarkdownIt:
 
 def render(markdown: str) -> str:
     html: str = _markdown().render(markdown)
-    return html
+    # A code block wider than the page scrolls: focusable, the keyboard can scroll it too. Raw
+    # HTML is escaped, so every `<pre>` here is a code block's.
+    return html.replace("<pre>", '<pre tabindex="0">')

@@ -1,6 +1,7 @@
 """What the browser tests share: Debian's Chromium, headless, driven by Playwright (never a browser
 a tool downloads); the page's bundle; screenshots in var/screenshots for a person to look at (and
-in docs/images, those the docs show); a phone's screen; and the few gestures a student makes."""
+in docs/images, those the docs show); a phone's screen; the accessibility checks (axe-core's WCAG
+2.2 A/AA rules, no sideways scrolling); and the few gestures a student makes."""
 
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ from app.ui import page as ui_page
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "var" / "screenshots"
 IMAGES = ROOT / "docs" / "images"  # the screenshots the docs show
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"  # web/package.json's
+# Every rule of WCAG 2.0, 2.1 and 2.2 at levels A and AA (axe-core's tags; 2.2 added AA rules only).
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 
 
 def skip_without_a_browser() -> None:
@@ -149,3 +153,32 @@ def type_solution(page: Page, source: str) -> None:
 def submit(page: Page) -> None:
     page.locator("#submit").click()
     expect(page.locator("#status")).to_contain_text("Graded", timeout=60_000)
+
+
+def assert_no_axe_violations(page: Page, what: str) -> None:
+    """axe-core's WCAG 2.2 A/AA rules on `page` as it stands (`what` says which page and state):
+    none may fail. A failure names each rule, its impact and the elements that break it."""
+    if not page.evaluate("() => 'axe' in window"):
+        # As script, not a <script> element: the page's Content-Security-Policy refuses inline ones.
+        page.evaluate(AXE.read_text())
+    violations = page.evaluate(
+        """(tags) => axe.run(document, { runOnly: { type: "tag", values: tags } }).then((results) =>
+          results.violations.map((rule) => ({
+            rule: rule.id,
+            impact: rule.impact,
+            help: rule.help,
+            nodes: rule.nodes.map((node) => `${node.target.join(" ")}: ${node.failureSummary}`),
+          })))""",
+        WCAG_TAGS,
+    )
+    said = "\n".join(
+        f"- {v['rule']} ({v['impact']}): {v['help']}\n    " + "\n    ".join(v["nodes"])
+        for v in violations
+    )
+    assert violations == [], f"{what}: {len(violations)} WCAG rules broken\n{said}"
+
+
+def assert_fits(page: Page, what: str, width: int = 390) -> None:
+    """Nothing on `page` is wider than its `width`: no sideways scrolling."""
+    wide = page.evaluate("document.scrollingElement.scrollWidth")
+    assert wide <= width, f"{what} is {wide} px wide, more than the screen's {width}"

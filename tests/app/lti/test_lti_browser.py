@@ -2,6 +2,7 @@
 server (`autograder serve`); Debian's Chromium, driven by Playwright, follows the launch's redirect
 to the exercise page, which works as the launched student: the token leaves the address bar, no
 student id field, a correct solution is graded and its score lands in the platform's gradebook.
+A refused launch's page passes axe-core's WCAG 2.2 A/AA rules and fits a phone's screen.
 The screenshot lands in var/screenshots for a person to look at."""
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from app_support import CORRECT, SEED, wait_until
 from browser_support import (
     IMAGES,
     SHOTS,
+    assert_fits,
+    assert_no_axe_violations,
     chromium,
     open_page,
     skip_without_a_browser,
@@ -130,5 +133,7 @@ def test_a_refused_login_tells_the_student_what_to_do_in_plain_words(tool: httpx
             expect(page.locator("body")).to_contain_text("Tell your instructor")
             expect(page.locator(".reference")).to_have_text(re.compile(r"Reference: [0-9a-f]{8}"))
             expect(page.locator("body")).not_to_contain_text("`")
+            assert_no_axe_violations(page, f"the refused launch's page ({name})")
+            assert_fits(page, "the refused launch's page", width)
             page.screenshot(path=IMAGES / f"{name}.png")
             page.close()

@@ -1,15 +1,21 @@
 """The API's docs pages without internet: /docs (Swagger UI) and /redoc (ReDoc) on the real server
 (`autograder serve`), Debian's Chromium with every request to another host aborted. Each page
 runs under the service's Content-Security-Policy with nothing refused, asks no other host for
-anything, and lists every operation of the OpenAPI document. The screenshots of docs/service.md
-land in docs/images."""
+anything, lists every operation of the OpenAPI document, passes axe-core's WCAG 2.2 A/AA rules
+and fits its screen. The screenshots of docs/service.md land in docs/images."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
 from app_support import ROOT
-from browser_support import offline, open_page, skip_without_a_browser
+from browser_support import (
+    assert_fits,
+    assert_no_axe_violations,
+    offline,
+    open_page,
+    skip_without_a_browser,
+)
 from playwright.sync_api import Browser, expect
 
 pytestmark = pytest.mark.slow
@@ -45,4 +51,6 @@ def test_the_docs_page_lists_every_operation_offline(
     assert "POST\n/v1/submissions\n" in expected
     assert [operation for operation in expected if operation not in shown] == []
     assert attempted == []
+    assert_no_axe_violations(page, f"{path} at {width} px")
+    assert_fits(page, path, width)
     page.screenshot(path=IMAGES / screenshot)

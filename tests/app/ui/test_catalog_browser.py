@@ -1,7 +1,8 @@
 """The list of exercises as a student finds it: `/` leads there with the student link's token,
 and each exercise says, in words, where this student stands (passed, the best score so far, not
 tried), whatever other students did. Real server, real sandbox, Debian's Chromium, at desktop and
-phone sizes; the screenshots of docs/web.md land in docs/images."""
+phone sizes, with axe-core's WCAG 2.2 A/AA rules; the screenshots of docs/web.md land in
+docs/images."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ from typing import Any
 import httpx
 import pytest
 from app_support import CORRECT, ROOT, SEED
-from browser_support import IMAGES, Deployment, keyed_deployment, open_page, skip_without_a_browser
+from browser_support import (
+    IMAGES,
+    Deployment,
+    assert_fits,
+    assert_no_axe_violations,
+    keyed_deployment,
+    open_page,
+    skip_without_a_browser,
+)
 from playwright.sync_api import Browser, Page, expect
 from test_server import free_port, server
 
@@ -72,6 +81,8 @@ def test_a_student_lands_on_the_list_and_reads_where_they_stand(
         untried = page.locator('.catalog .progress[data-status="not_tried"]')
         expect(untried.first).to_have_text("Your status: Not tried")
         assert untried.count() == page.locator(".catalog li").count() - 2
+        assert_no_axe_violations(page, f"the list of exercises, signed in ({name})")
+        assert_fits(page, "the list of exercises", width)
         page.screenshot(path=IMAGES / f"{name}.png", full_page=True)
         page.close()
 
@@ -84,6 +95,7 @@ def test_without_a_link_the_list_says_how_to_get_in_and_claims_no_status(
     expect(page.locator("#sign-in")).to_contain_text("Sign in to submit.")
     expect(page.locator(".catalog li").first).to_be_visible()
     expect(page.locator(".catalog .progress").first).to_be_hidden()
+    assert_no_axe_violations(page, "the list of exercises, signed out")
     page.close()
 
 

@@ -3,7 +3,9 @@ required) with the demo course seeded (1,000 students, every exercise, up to 20 
 Debian's Chromium, headless, driven by Playwright. Opened with a key (from an LMS launch:
 tests/app/lti/test_lti_dashboard_browser.py), every figure it shows is checked against the staff
 API's answer; a student's submission opens with its code beside its report; the policy is saved;
-a regrade's progress is followed. The screenshots of docs/instructors.md land in docs/images."""
+a regrade's progress is followed; every view passes axe-core's WCAG 2.2 A/AA rules, at a
+laptop's width and a phone's, where it fits the screen. The screenshots of docs/instructors.md
+and docs/accessibility.md land in docs/images."""
 
 from __future__ import annotations
 
@@ -14,7 +16,13 @@ from urllib.parse import urlparse
 
 import pytest
 from app_support import SEED
-from browser_support import IMAGES, open_page, skip_without_a_browser
+from browser_support import (
+    IMAGES,
+    assert_fits,
+    assert_no_axe_violations,
+    open_page,
+    skip_without_a_browser,
+)
 from dashboard_support import (
     COURSE,
     Served,
@@ -88,6 +96,7 @@ def test_an_instructor_with_a_key_sees_the_figures_the_api_gives(
     expect(page.locator(".exercise-detail h2 .slug")).to_have_text(first)
     check_exercise(page, served.get(f"/exercises/{first}/stats"))
     expect(page.locator("#score-histogram canvas")).to_be_visible()
+    assert_no_axe_violations(page, "the dashboard's Exercises view, an exercise's figures open")
     page.screenshot(path=IMAGES / "dashboard-laptop.png", full_page=True)
 
     # Another exercise, and back: the address names the view.
@@ -110,6 +119,7 @@ def test_the_students_are_paged_and_a_submission_opens_beside_its_report(
     sign_in(page, served, "?view=students")
     expect(page.locator("#students-page")).to_have_text("1,000 students · page 1 of 40")
     expect(page.locator("#students tbody tr")).to_have_count(25)
+    assert_no_axe_violations(page, "the dashboard's Students view")
     page.locator("#next-page").click()
     expect(page.locator("#students tbody tr").first).to_have_attribute(
         "data-student", "student-0026"
@@ -152,6 +162,7 @@ def test_the_students_are_paged_and_a_submission_opens_beside_its_report(
         verdict.get(submission["report"]["status"], "")
     )
     expect(report.locator("table.tests tbody tr")).to_have_count(len(submission["report"]["tests"]))
+    assert_no_axe_violations(page, "a student's view, a submission open beside its report")
     page.screenshot(path=IMAGES / "dashboard-student.png", full_page=True)
     page.close()
 
@@ -172,6 +183,35 @@ def test_one_students_regrade_is_followed_until_done(browser: Browser, served: S
     (regrade,) = [one for one in regrades if one["student_id"] == "student-0007"]
     assert regrade["status"] == "done"
     expect(page.locator("#student-exercises tbody tr")).to_have_count(len(student["exercises"]))
+    page.close()
+
+
+# Every view the navigation offers, and a student's; each drawn once its data is in.
+LOADED_MS = 60_000
+VIEWS = {
+    "exercises": "?view=exercises",
+    "students": "?view=students",
+    "concepts": "?view=concepts",
+    "student": "?view=students&student=student-0007",
+}
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_view_fits_the_screen_and_passes_the_wcag_rules(
+    browser: Browser, served: Served, width: int
+) -> None:
+    page = browser.new_page(viewport=ViewportSize(width=width, height=844))
+    # A thousand students' figures: a busy machine takes more than the usual few seconds.
+    sign_in(page, served, VIEWS["exercises"], ready_ms=LOADED_MS)
+    page.screenshot(path=IMAGES / f"dashboard-{width}.png")  # docs/accessibility.md's
+    for name, path in VIEWS.items():
+        if name != "exercises":
+            page.goto(served.dashboard + path)  # the key is kept in this tab
+            ready = page.locator("body")
+            expect(ready).to_have_attribute("data-ready", "true", timeout=LOADED_MS)
+        what = f"the dashboard's {name} view at {width} px"
+        assert_fits(page, what, width)
+        assert_no_axe_violations(page, what)
     page.close()
 
 
@@ -211,6 +251,7 @@ def test_a_regrade_started_on_the_page_shows_its_progress(browser: Browser, serv
     (regrade,) = [one for one in regrades if one["student_id"] is None]
     assert regrade["total"] == served.get(f"/exercises/{SEED}/stats")["submissions"]
     expect(progress).to_have_attribute("max", str(regrade["total"]))
+    assert_no_axe_violations(page, "the dashboard, a regrade under way")
     page.screenshot(path=IMAGES / "dashboard-regrade.png")
 
     # A reload finds the regrade under way; cancelled, the page says how far it got.
@@ -260,4 +301,5 @@ def test_a_key_of_another_course_is_asked_to_sign_in_again(
         "Not signed in as staff of another-course"
     )
     expect(page.locator("#view")).to_be_empty()
+    assert_no_axe_violations(page, "the dashboard's sign-in, a key refused")
     page.close()

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from app_support import SEED
-from browser_support import IMAGES, skip_without_a_browser
+from browser_support import IMAGES, assert_no_axe_violations, skip_without_a_browser
 from dashboard_support import Served, number, serve_demo_course, sign_in
 from playwright.sync_api import Browser, ViewportSize, expect
 
@@ -57,6 +57,7 @@ def test_staff_name_the_largest_unexplained_group_and_the_past_is_rediagnosed(
     first.locator("textarea[name=message]").fill(MESSAGE)
     first.locator("textarea[name=fix]").fill(FIX)
     first.locator("input[value=output-contract]").check()
+    assert_no_axe_violations(page, "the dashboard's unexplained groups, one being named")
     page.locator("#clusters").screenshot(path=IMAGES / "dashboard-clusters.png")
     first.locator("button[type=submit]").click()
 

@@ -24,8 +24,9 @@ def test_the_page_renders_the_statement_and_carries_the_starter(
     assert response.headers["content-type"].startswith("text/html")
     html = response.text
     assert "<h1>Multi-Headed Self-Attention</h1>" in html
-    # Code blocks highlighted on the server (Pygments' classes), markdown as HTML.
-    assert '<pre><code class="language-python"><span class="k">class</span>' in html
+    # Code blocks highlighted on the server (Pygments' classes), markdown as HTML; a block
+    # focusable, so that the keyboard scrolls one wider than the page.
+    assert '<pre tabindex="0"><code class="language-python"><span class="k">class</span>' in html
     assert "<strong>B</strong> is the batch size" in html
     data = re.search(r'<script type="application/json" id="exercise-data">(.*?)</script>', html)
     assert data is not None

@@ -1,7 +1,8 @@
 """The exercise page as a person uses it: Debian's Chromium, headless, driven by Playwright, on
 the real server (`autograder serve`, real sandbox). Type a correct and a wrong solution, submit,
-read the report and the history; then on a phone-sized screen and inside an iframe. Screenshots
-land in var/screenshots for a person to look at."""
+read the report and the history; by keyboard alone; then on a phone-sized screen and inside an
+iframe. Each state passes axe-core's WCAG 2.2 A/AA rules. Screenshots land in var/screenshots for
+a person to look at."""
 
 from __future__ import annotations
 
@@ -15,13 +16,15 @@ from app_support import CORRECT, MISSING_SCALING, SEED
 from browser_support import (
     IMAGES,
     SHOTS,
+    assert_fits,
+    assert_no_axe_violations,
     open_page,
     phone,
     skip_without_a_browser,
     submit,
     type_solution,
 )
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 from test_server import free_port, server
 
 pytestmark = pytest.mark.slow
@@ -56,6 +59,7 @@ def test_a_student_solves_the_seed_exercise(browser: Browser, base_url: str) -> 
     expect(report.locator(".verdict")).to_contain_text("All tests passed")
     expect(report.locator(".verdict")).to_contain_text("10 of 10 tests passed")
     expect(report.locator("tbody tr.failed")).to_have_count(0)
+    assert_no_axe_violations(page, "the exercise page with a passed report")
     page.screenshot(path=SHOTS / "desktop-passed.png", full_page=True)
 
     type_solution(page, MISSING_SCALING)
@@ -72,6 +76,7 @@ def test_a_student_solves_the_seed_exercise(browser: Browser, base_url: str) -> 
     hidden = report.locator("tbody tr", has=page.locator(".tag", has_text="hidden"))
     expect(hidden.first).to_contain_text("hidden test: pass or fail only")
     expect(hidden.locator("table.compare")).to_have_count(0)
+    assert_no_axe_violations(page, "the exercise page with a failed report")
     page.screenshot(path=SHOTS / "desktop-missing-scaling.png", full_page=True)
     page.locator("#report-heading").scroll_into_view_if_needed()
     page.screenshot(path=IMAGES / "exercise-page.png")  # docs/web.md's first picture
@@ -97,6 +102,47 @@ def test_a_student_solves_the_seed_exercise(browser: Browser, base_url: str) -> 
     page.close()
 
 
+def tab_into(page: Page, target: Locator, presses: int = 12) -> None:
+    """Press Tab until the focus is on `target` or inside it."""
+    for _ in range(presses):
+        if target.evaluate("(node) => node.contains(document.activeElement)"):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"{presses} presses of Tab never reached {target}")
+
+
+def test_a_student_submits_and_hears_the_verdict_by_keyboard_alone(
+    browser: Browser, base_url: str
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    open_page(page, f"{base_url}/exercises/{SEED}")
+    page.keyboard.press("Tab")
+    expect(page.locator(".skip-link")).to_be_focused()
+    page.keyboard.press("Enter")  # to the editor's section, past the statement
+    editor = page.get_by_role("textbox", name="Code editor: your solution")
+    tab_into(page, editor)
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(CORRECT)
+    expect(editor).to_contain_text("class MultiHeadedSelfAttention")
+    # Tab indents in the editor; after Esc it moves on. Typing asks for completions, and an Esc
+    # while they are pending closes them instead: a second Esc is safe either way.
+    page.keyboard.press("Escape")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Submit")).to_be_focused()
+    page.keyboard.press("Enter")
+
+    # The verdict is said by a polite live region, as assistive technology reads it.
+    status = page.get_by_role("status").filter(has_text="Graded")
+    expect(status).to_have_text("Graded: passed, 10 / 10", timeout=60_000)
+    expect(status).to_have_attribute("aria-live", "polite")
+    expect(status).to_match_aria_snapshot('- status: "Graded: passed, 10 / 10"')
+    report = page.get_by_role("region", name="Report")
+    expect(report).to_contain_text("All tests passed")
+    tab_into(page, report)  # and the keyboard goes on into it
+    page.close()
+
+
 def test_the_page_works_on_a_phone(browser: Browser, base_url: str) -> None:
     context = phone(browser)
     page = context.new_page()
@@ -105,10 +151,11 @@ def test_the_page_works_on_a_phone(browser: Browser, base_url: str) -> None:
     type_solution(page, MISSING_SCALING)
     submit(page)
     expect(page.locator("#report .diagnosis")).to_be_visible()  # the Report pane, shown
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert_fits(page, "the exercise page on a phone")
+    assert_no_axe_violations(page, "the exercise page on a phone, its Report pane shown")
     page.screenshot(path=SHOTS / "phone-missing-scaling.png", full_page=True)
     page.evaluate("document.getElementById('report-heading').scrollIntoView()")
-    page.screenshot(path=SHOTS / "phone-report.png")
+    page.screenshot(path=IMAGES / "exercise-page-390.png")  # docs/accessibility.md's
     context.close()
 
 

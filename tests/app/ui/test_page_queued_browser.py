@@ -10,7 +10,13 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from app_support import CORRECT, MISSING_SCALING, SEED
-from browser_support import IMAGES, open_page, skip_without_a_browser, type_solution
+from browser_support import (
+    IMAGES,
+    assert_no_axe_violations,
+    open_page,
+    skip_without_a_browser,
+    type_solution,
+)
 from playwright.sync_api import Browser, Request, expect
 from test_server import free_port, server
 
@@ -58,6 +64,7 @@ def test_a_queued_submission_shows_its_place_in_line(browser: Browser, base_url:
     expect(status).to_contain_text(
         re.compile(r"Queued: \d+(st|nd|rd|th) in line, (about \d+ (s|min)|any moment now)")
     )
+    assert_no_axe_violations(page, "the exercise page, its submission queued")
     page.screenshot(path=IMAGES / "page-queued.png")
     expect(status).to_contain_text("Graded", timeout=90_000)
     assert any(url.endswith("?wait=25") for url in asked), asked

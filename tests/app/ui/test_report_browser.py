@@ -1,21 +1,39 @@
 """The report on the exercise page, each fact said once: reports the grader judged from runs made
 up here (a refused submission, wrong values, a time-out: the last cannot be made on demand on a
-busy machine) are served in place of the service's answers to the page's submission. The
-screenshots of docs/web.md land in docs/images."""
+busy machine) are served in place of the service's answers to the page's submission. Each kind of
+report passes axe-core's WCAG 2.2 A/AA rules and fits a phone's screen. The screenshots of
+docs/web.md land in docs/images."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from app_support import ROOT, SEED
-from browser_support import open_page, skip_without_a_browser, submit, type_solution
+from browser_support import (
+    SHOTS,
+    assert_fits,
+    assert_no_axe_violations,
+    open_page,
+    skip_without_a_browser,
+    submit,
+    type_solution,
+)
 from playwright.sync_api import Browser, Locator, Page, Route, ViewportSize, expect
 
 from grader.catalog import Catalog
-from grader.contract import CallOutcome, Execution, Gradients, Termination, Violation
+from grader.contract import (
+    CallOutcome,
+    Execution,
+    Gradients,
+    RaisedError,
+    Termination,
+    Violation,
+)
 from grader.hidden_verdicts import HiddenRun
-from grader.judge import judge
+from grader.judge import internal_error, judge
 from grader.plan import ExercisePlan, TestPlan
 from grader.plan_building import build_plan
 from grader.report import Report
@@ -73,6 +91,21 @@ def timed_out(plan: ExercisePlan) -> Report:
     return judge(plan, execution)
 
 
+def raising(plan: ExercisePlan) -> Report:
+    """Every visible call raised in the student's code: errors, the student's to fix."""
+    error = RaisedError("RuntimeError", "mat1 and mat2 shapes cannot be multiplied", line=21)
+    outcomes = {
+        call.id: CallOutcome(call.id, outputs=None, error=error)
+        for test in visible(plan)
+        for call in (test.call, *(probe.call for probe in test.probes))
+    }
+    return judge(plan, Execution(Termination.COMPLETED, outcomes))
+
+
+def grader_fault(plan: ExercisePlan) -> Report:
+    return internal_error(plan, "the sandbox could not start")
+
+
 def untrainable(plan: ExercisePlan) -> Report:
     """Every output right (the seed exercise reports trainability, for no points), and a
     gradient pass that finds no autograd graph: a forward under torch.no_grad()."""
@@ -122,10 +155,16 @@ def graded(page: Page, base_url: str, report: Report) -> Locator:
     return page.locator("#report")
 
 
-def shoot(report: Locator, name: str) -> None:
-    """The report alone: a report taller than a phone's screen is shot scrolled, where the
+def checked(report: Locator, kind: str, size: str, shots: Path = IMAGES) -> None:
+    """The page showing a report of this `kind` passes the accessibility checks; then the report
+    alone is shot into `shots`: a report taller than a phone's screen is shot scrolled, where the
     narrow screen's sticky tab bar would be drawn over its top."""
-    report.screenshot(path=IMAGES / name, style=".pane-tabs { visibility: hidden; }")
+    what = f"the exercise page with a {kind} report ({size})"
+    assert_no_axe_violations(report.page, what)
+    if size == "phone":
+        assert_fits(report.page, what)
+    path = shots / f"report-{kind}-{size}.png"
+    report.screenshot(path=path, style=".pane-tabs { visibility: hidden; }")
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -145,7 +184,7 @@ def test_a_refusal_says_its_reason_once_with_its_line(
     hidden = report.locator("tbody tr", has=page.locator(".tag", has_text="hidden"))
     expect(hidden).to_have_count(len(plan.tests) - len(visible(plan)))
     expect(hidden.locator(".badge")).to_have_text(["refused"] * hidden.count())
-    shoot(report, f"report-refused-{size}.png")
+    checked(report, "refused", size)
     page.close()
 
 
@@ -186,7 +225,7 @@ def test_a_failing_test_says_its_mismatch_once(
             "batch independent: passed, holds on the 2 visible tests it was checked on",
         ]
     )
-    shoot(report, f"report-failing-{size}.png")
+    checked(report, "failing", size)
     page.close()
 
 
@@ -202,7 +241,7 @@ def test_full_marks_that_cannot_train_say_why_first(
     )
     expect(report.locator(".diagnosis")).to_contain_text("your output carries no autograd graph")
     expect(report.locator(".properties li", has_text="gradients")).to_contain_text("failed")
-    shoot(report, "report-untrainable-desktop.png")
+    checked(report, "untrainable", "desktop")
     page.close()
 
 
@@ -221,7 +260,7 @@ def test_a_time_out_is_said_once_and_the_tests_it_stopped_say_only_that(
     expect(report.locator(".properties")).not_to_contain_text("not checked")
     after = report.locator("tbody tr", has_text="16 heads").first.locator("p.message")
     expect(after).to_have_text(f"not run: the run stopped at test '{stopped}'")
-    shoot(report, f"report-timeout-{size}.png")
+    checked(report, "timeout", size)
     page.close()
 
 
@@ -248,4 +287,25 @@ def test_each_visible_test_copies_its_code_from_a_labelled_button_the_keyboard_r
     page.keyboard.press("Enter")
     expect(report.locator(".copied").nth(1)).to_contain_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == second.reproduce
+    page.close()
+
+
+# An error in the student's code fails its tests; a fault of the grader is said to be not theirs.
+ERRORS: dict[str, tuple[Callable[[ExercisePlan], Report], str]] = {
+    "error": (raising, "Some tests failed"),
+    "grader-error": (grader_fault, "The grader failed on this submission (not your fault)"),
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("kind", ERRORS)
+def test_an_error_says_whose_it_is(
+    browser: Browser, base_url: str, plan: ExercisePlan, size: str, kind: str
+) -> None:
+    made, headline = ERRORS[kind]
+    page = browser.new_page(viewport=SIZES[size], device_scale_factor=2 if size == "phone" else 1)
+    report = graded(page, base_url, made(plan))
+    expect(report.locator(".verdict .headline")).to_contain_text(headline)
+    expect(report.locator("tbody tr .badge").first).to_have_text("error")
+    checked(report, kind, size, SHOTS)
     page.close()

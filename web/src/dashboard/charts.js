@@ -15,6 +15,7 @@ import {
 } from "chart.js";
 import { h } from "../dom.js";
 import { percent } from "./format.js";
+import { scrollBox } from "./scroll_box.js";
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Tooltip, Legend);
 
@@ -75,13 +76,14 @@ export function destroyCharts() {
 }
 
 function dataTable(caption, columns, rows) {
-  return h(
+  const table = h(
     "table",
     { class: "data" },
     h("caption", {}, caption),
     h("thead", {}, h("tr", {}, columns.map((name, i) => h("th", { scope: "col", class: i ? "num" : "" }, name)))),
     h("tbody", {}, rows.map(([head, ...cells]) => h("tr", {}, h("th", { scope: "row" }, head), cells.map((cell) => h("td", { class: "num" }, cell))))),
   );
+  return scrollBox(table);
 }
 
 // A figure: its title, the chart, a sentence that says what it shows, and the data table.

@@ -20,7 +20,7 @@ function example(one) {
     "div",
     { class: "cluster-example" },
     h("p", { class: "facts" }, one.student_id ?? "no student", " · ", h("code", {}, one.submission_id)),
-    h("div", { class: "side-by-side" }, h("pre", { class: "source" }, h("code", {}, one.source)), h("div", {}, one.excerpts.map(excerpt))),
+    h("div", { class: "side-by-side" }, h("pre", { class: "source", tabindex: "0" }, h("code", {}, one.source)), h("div", {}, one.excerpts.map(excerpt))),
   );
 }
 

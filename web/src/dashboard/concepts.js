@@ -5,6 +5,7 @@ import { h } from "../dom.js";
 import { SERIES_COUNT, barChart, drawCharts, lineChart } from "./charts.js";
 import { download } from "./download.js";
 import { count, shareOf } from "./format.js";
+import { scrollBox } from "./scroll_box.js";
 
 // The tag as a reader says it: "head-split-merge" → "head split merge".
 const spoken = (concept) => concept.replaceAll("-", " ");
@@ -59,9 +60,7 @@ function whereHeld(figures, concepts) {
     "section",
     { class: "figure wide", id: "concept-exercises" },
     h("h3", {}, "Where they hold it"),
-    h(
-      "div",
-      { class: "table-scroll" },
+    scrollBox(
       h(
         "table",
         { class: "data" },

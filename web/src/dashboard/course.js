@@ -2,6 +2,7 @@
 // that exercise's figures.
 import { h } from "../dom.js";
 import { count, percent } from "./format.js";
+import { scrollBox } from "./scroll_box.js";
 
 // A draft (not proven at its version) is the staff's alone: said, with why and what publishes it.
 function draftTag(reason) {
@@ -31,9 +32,7 @@ export async function renderCourse(container, api, onOpen) {
   const columns = ["Exercise", "Submissions", "Students", "Passed", "Mean score", "Outdated"];
   container.replaceChildren(
     h("h2", {}, "Exercises"),
-    h(
-      "div",
-      { class: "table-scroll" },
+    scrollBox(
       h(
         "table",
         { class: "data overview", id: "exercises" },

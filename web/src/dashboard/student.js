@@ -9,6 +9,7 @@ import { renderMessage, renderReport } from "../report.js";
 import { count, score, when } from "./format.js";
 import { renderHiddenTests } from "./hidden.js";
 import { describeRegrade, followRegrade } from "./regrade.js";
+import { scrollBox } from "./scroll_box.js";
 
 function table(id, caption, columns, rows) {
   return h(
@@ -56,7 +57,7 @@ function exercisesTable(api, student, line, onChanged) {
     ),
   );
   const columns = ["Exercise", "Best", "Latest", "Gradebook takes", "Attempts", "Passed", "Their submissions"];
-  return table("student-exercises", "Scores per exercise", columns, rows);
+  return scrollBox(table("student-exercises", "Scores per exercise", columns, rows));
 }
 
 function verdict(summary) {

@@ -3,6 +3,7 @@
 // requests, nor a thousand rows in the page at once.
 import { h } from "../dom.js";
 import { count, percent } from "./format.js";
+import { scrollBox } from "./scroll_box.js";
 
 const PAGE_SIZE = 25;
 
@@ -110,9 +111,7 @@ export async function renderStudents(container, api, onOpen) {
     h("p", { class: "toolbar" }, h("label", { for: "student-filter" }, "Find a student"), filter, h("label", { for: "student-order" }, "Order"), order),
     h("p", { class: "facts" }, "Per exercise: the best score as a share of the maximum, ✓ once passed; a cell's tooltip has the latest score and the attempts. Open a student for their code."),
     h("ul", { class: "legend", "aria-label": "Exercises" }, slugs.map((slug, i) => h("li", {}, heading(slug, i), ` ${slug}`))),
-    h(
-      "div",
-      { class: "table-scroll" },
+    scrollBox(
       h(
         "table",
         { class: "data students", id: "students" },
