@@ -83,14 +83,15 @@ def read_roster(
 def _page(
     client: httpx.Client, policy: CallbackPolicy, url: str, token: str, pacing: Pacing
 ) -> httpx.Response:
-    for _ in range(pacing.waits_per_page + 1):
-        response = _get(client, policy, url, token)
-        if response.status_code != 429:
-            break
+    waits = 0
+    response = _get(client, policy, url, token)
+    while response.status_code == 429 and waits < pacing.waits_per_page:
         wait = retry_after_s(response.headers.get("Retry-After"))
         if wait > pacing.max_wait_s:
             raise RosterUnreadable(f"HTTP 429: the platform asks to wait {wait:g} s", 429)
         pacing.sleep(wait)
+        waits += 1
+        response = _get(client, policy, url, token)
     if not response.is_success:
         raise RosterUnreadable(f"HTTP {response.status_code}", response.status_code)
     return response

@@ -4,12 +4,55 @@ courses, and where each roster's sync stands."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.lti.models import MemberStatus, SyncReason
 from app.lti.roster_view import Enrolled, Source
 from app.outbox.models import OutboxStatus
+
+_LIS = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
+EXAMPLE: dict[str, Any] = {
+    "sources": [
+        {
+            "context_id": "course-v1:DL101",
+            "title": "Deep learning",
+            "label": "DL101",
+            "offers_roster": True,
+            "synced_at": "2026-12-06T09:00:02Z",
+            "latest": {
+                "status": "delivered",
+                "reason": "launch",
+                "attempts": 1,
+                "members": 2,
+                "error": None,
+                "requested_at": "2026-12-06T09:00:00Z",
+                "updated_at": "2026-12-06T09:00:02Z",
+            },
+        }
+    ],
+    "members": [
+        {
+            "student_id": "lti:1:8f3a",
+            "user_id": "8f3a",
+            "name": "Ada Lovelace",
+            "roles": [_LIS + "Learner"],
+            "status": "Active",
+            "staff": False,
+            "synced_at": "2026-12-06T09:00:02Z",
+        },
+        {
+            "student_id": "lti:1:77c0",
+            "user_id": "77c0",
+            "name": "Tess Assistant",
+            "roles": [_LIS.removesuffix("#") + "/Instructor#TeachingAssistant"],
+            "status": "Active",
+            "staff": True,
+            "synced_at": "2026-12-06T09:00:02Z",
+        },
+    ],
+}
 
 
 class RosterSyncPublic(BaseModel):
@@ -80,5 +123,7 @@ class RosterMemberPublic(BaseModel):
 
 
 class CourseRoster(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [EXAMPLE]})
+
     sources: list[RosterSourcePublic]
     members: list[RosterMemberPublic]

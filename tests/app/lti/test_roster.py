@@ -151,10 +151,9 @@ def test_roster_roles_decide_staff_as_launch_roles_do(
 ) -> None:
     launch_student(tool, platform)
     members = {one["user_id"]: one for one in settled(tool, staff)["members"]}
-    staff = {user for user, one in members.items() if one["staff"]}
     # A TA (a sub-role of Instructor) and an Instructor are staff; a faculty member enrolled
     # as a learner stays a learner, as at a launch.
-    assert staff == {"ta-1", "teacher-1"}
+    assert {user for user, one in members.items() if one["staff"]} == {"ta-1", "teacher-1"}
     assert members["dropped-1"]["status"] == "Inactive"
     assert members["ta-1"]["student_id"] == student_id("ta-1")
 
@@ -187,7 +186,8 @@ def test_staff_ask_for_a_sync_and_a_member_who_left_is_kept_as_deleted(
     (source,) = settled(tool, staff)["sources"]
     assert (source["latest"]["reason"], source["latest"]["members"]) == ("staff", 6)
     assert syncs(tool) == 2  # the second ask found the first one due
-    members = {one["user_id"]: one for one in tool.get(ROSTER_PATH, headers=staff).json()["members"]}
+    listed_members = tool.get(ROSTER_PATH, headers=staff).json()["members"]
+    members = {one["user_id"]: one for one in listed_members}
     assert members["student-44"]["status"] == "Deleted"
     listed = tool.get("/v1/courses/ml-101/students", headers=staff).json()["students"]
     assert student_id("student-44") not in {row["student_id"] for row in listed}

@@ -162,7 +162,9 @@ def test_the_gradebook_has_a_row_per_student_and_the_policy_s_score_as_text_in_a
     assert best.headers["content-type"].startswith("text/csv")
     assert "attachment" in best.headers["content-disposition"]
     rows = list(csv.reader(io.StringIO(best.text)))
-    assert rows[0] == ["student_id", *catalog.slugs()]
+    # The roster's columns last: no roster here, so no names, and everyone submitted.
+    assert rows[0] == ["student_id", *catalog.slugs(), "name", "status"]
+    assert {tuple(row[-2:]) for row in rows[1:]} == {("", "submitted")}
     column = rows[0].index(SEED)
     scores = {row[0]: row[column] for row in rows[1:]}
     assert scores["ada"] == "10"
