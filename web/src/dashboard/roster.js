@@ -37,6 +37,8 @@ export function rosterPanel(api, onSynced) {
     let waited = false;
     button.disabled = true;
     for (;;) {
+      // A course no LMS launch named a roster for has nothing to read again.
+      button.hidden = !current.sources.some((source) => source.offers_roster);
       line.textContent = describeRoster(current);
       line.classList.toggle("error", current.sources.some((source) => source.latest?.status === "failed"));
       if (!pending(current) || !panel.isConnected) break;
