@@ -75,20 +75,17 @@ def memberships_url(body: Mapping[str, object]) -> str | None:
 
 def note_launch(
     database: Database, settings: AppSettings, context_row: int, body: Mapping[str, object]
-) -> bool:
+) -> None:
     """Keep the launch's memberships URL; ask for a sync when none is due and none was asked
-    within `lti_roster_stale_s` (a failed one included: launches do not hammer a failing LMS).
-    Returns whether one was asked."""
+    within `lti_roster_stale_s` (a failed one included: launches do not hammer a failing LMS)."""
     url = memberships_url(body)
     since = utcnow() - timedelta(seconds=settings.lti_roster_stale_s)
     with database.session() as session:
         context = session.get_one(LtiContext, context_row)
         if url is not None and context.memberships_url != url:
             context.memberships_url = url
-        if context.memberships_url is None or _recent_sync(session, context_row, since):
-            return False
-        session.add(LtiRosterSync(context_row=context_row, reason=SyncReason.LAUNCH))
-    return True
+        if context.memberships_url is not None and not _recent_sync(session, context_row, since):
+            session.add(LtiRosterSync(context_row=context_row, reason=SyncReason.LAUNCH))
 
 
 def _recent_sync(session: Session, context_row: int, since: datetime) -> bool:
@@ -103,9 +100,9 @@ def _recent_sync(session: Session, context_row: int, since: datetime) -> bool:
     return found is not None
 
 
-def ask_sync(session: Session, course_id: int) -> list[LtiRosterSync]:
-    """A due sync of each LMS course bound to the course that offers a roster (the one already
-    due, if any); raises NoRosterService when none does."""
+def ask_sync(session: Session, course_id: int) -> None:
+    """A due sync of each LMS course bound to the course that offers a roster (one due already
+    is not asked twice); raises NoRosterService when none offers one."""
     contexts = session.scalars(
         select(LtiContext.id).where(
             LtiContext.course_id == course_id, LtiContext.memberships_url.is_not(None)
@@ -116,21 +113,14 @@ def ask_sync(session: Session, course_id: int) -> list[LtiRosterSync]:
             "no LMS course bound to this course has offered a roster yet: it comes with a "
             "launch from the LMS (Names and Role Provisioning enabled for the tool)"
         )
-    return [_due_sync(session, context_row) for context_row in contexts]
-
-
-def _due_sync(session: Session, context_row: int) -> LtiRosterSync:
-    due = session.scalar(
-        select(LtiRosterSync).where(
+    for context_row in contexts:
+        due = select(LtiRosterSync.id).where(
             LtiRosterSync.context_row == context_row,
             LtiRosterSync.status == OutboxStatus.PENDING,
         )
-    )
-    if due is None:
-        due = LtiRosterSync(context_row=context_row, reason=SyncReason.STAFF)
-        session.add(due)
-        session.flush()
-    return due
+        if session.scalar(due.limit(1)) is None:
+            session.add(LtiRosterSync(context_row=context_row, reason=SyncReason.STAFF))
+    session.flush()
 
 
 def store(session: Session, context_row: int, members: list[Member], now: datetime) -> None:
