@@ -22,6 +22,7 @@ from app.grading.job import GradingContext
 from app.grading.leases import Leases, renew_held
 from app.grading.sweeper import Sweeper
 from app.lti.passback import score_channel
+from app.lti.roster import roster_channel
 from app.outbox.sender import OutboxSender
 from app.outbox.webhooks import webhook_channel
 from app.scaleout.broker import make_celery, redis_client
@@ -62,13 +63,14 @@ def open_database(settings: AppSettings, stack: ExitStack) -> Database:
 def start_outbox(
     settings: AppSettings, database: Database, metrics: Metrics, stack: ExitStack
 ) -> OutboxSender:
-    # No connection is kept alive: webhooks connect to an address, not a name (app.outbox.webhooks),
-    # so a kept connection, verified by TLS for one name, would be reused for another name
-    # on the same address.
+    # No connection is kept alive: webhooks and roster reads connect to an address, not a name
+    # (app.core.callback_urls.pinned), so a kept connection, verified by TLS for one name, would
+    # be reused for another name on the same address.
     http = stack.enter_context(httpx.Client(limits=httpx.Limits(max_keepalive_connections=0)))
     channels = [
         webhook_channel(database, settings, http, metrics),
         score_channel(database, settings),
+        roster_channel(database, settings, http),
     ]
     outbox = OutboxSender(database, channels, poll_s=settings.outbox_poll_s)
     start(outbox, stack)

@@ -41,6 +41,8 @@ _EXAMPLE_DETAILS = {
     "unknown-course": "there is no course 'ml-101' that you teach",
     "unknown-regrade": "course 'ml-101' has no regrade '01JD0000000000000000000000'",
     "not-finished": "submission 01JD0000000000000000000000 is queued",
+    "no-roster": "no LMS course bound to this course has offered a roster yet: it comes with "
+    "a launch from the LMS (Names and Role Provisioning enabled for the tool)",
     "idempotency-key-reused": "this Idempotency-Key was used with another request body",
     "callback-url-refused": "callback_url: 10.0.0.7 is a private address; webhooks go to "
     "public addresses only",

@@ -12,6 +12,7 @@
     │   └── UnknownBehaviour      no unexplained wrong answer of the course behaves so
     ├── NotFinished               409  results asked of a submission still being graded
     ├── MistakeTaken              409  a code, or a group, the exercise already names
+    ├── NoRoster                  409  a roster sync asked of a course no LMS offered one for
     ├── IdempotencyKeyReused      422  the same Idempotency-Key with another request body
     ├── ReservedStudentId         422  an `lti:` student id from anything but a launch
     ├── CallbackUrlRefused        422  a callback_url the service will not call (SSRF)
@@ -105,6 +106,10 @@ class NotFinished(Problem):
 
 class MistakeTaken(Problem):
     status, kind, title = 409, "mistake-taken", "Mistake already named"
+
+
+class NoRoster(Problem):
+    status, kind, title = 409, "no-roster", "No roster to read"
 
 
 class IdempotencyKeyReused(Problem):

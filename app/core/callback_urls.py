@@ -15,8 +15,9 @@ allow-list (AUTOGRADER_WEBHOOK_ALLOWED_HOSTS) names the exceptions: a host name 
 it (whatever it resolves to), an address, or a network.
 
 The check runs when a submission is accepted (a 422, nothing stored) and again at each attempt,
-which connects to the very address that attempt's check answered: a name that resolves elsewhere
-by then (DNS rebinding) is caught there. Messages name the host, never the path or query, which
+which connects to the very address that attempt's check answered (`pinned`): a name that resolves
+elsewhere by then (DNS rebinding) is caught there. The roster reads of LTI (app.lti.nrps) go
+through the same policy. Messages name the host, never the path or query, which
 may carry the receiver's secret.
 """
 
@@ -28,6 +29,8 @@ import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
+
+import httpx
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -90,6 +93,7 @@ def allow_list_entry(entry: str) -> IPNetwork | str:
 class CallbackPolicy:
     allowed: Sequence[str] = ()  # entries of AUTOGRADER_WEBHOOK_ALLOWED_HOSTS
     resolve: Resolver = resolve
+    calls: str = "webhooks"  # what the policy guards, as its refusals name it
     _names: frozenset[str] = field(init=False)
     _networks: tuple[IPNetwork, ...] = field(init=False)
 
@@ -130,7 +134,26 @@ class CallbackPolicy:
         reason = forbidden(address)
         if reason is not None:
             named = host if host == str(address) else f"{host} resolves to {address}, which"
-            raise CallbackRefused(f"{named} is {reason}; webhooks go to public addresses only")
+            raise CallbackRefused(f"{named} is {reason}; {self.calls} go to public addresses only")
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """A request to a checked URL, sent to the checked address itself so that the name is not
+    resolved again; the Host header and TLS (SNI, the certificate's name) still say the name."""
+
+    url: httpx.URL
+    headers: dict[str, str]
+    extensions: dict[str, str]
+
+
+def pinned(url: str, address: IPAddress) -> Pinned:
+    target = httpx.URL(url)
+    return Pinned(
+        target.copy_with(host=str(address)),
+        {"Host": target.netloc.decode("ascii")},
+        {"sni_hostname": target.raw_host.decode("ascii")},
+    )
 
 
 def forbidden(address: IPAddress) -> str | None:

@@ -128,6 +128,12 @@ class AppSettings(GraderSettings):
     # webhook cap).
     lti_score_max_attempts: int = Field(default=8, ge=1, le=30)
     lti_score_backoff_s: float = Field(default=2.0, gt=0)
+    # LMS rosters (Names and Role Provisioning, app.lti.roster): a launch asks for a sync when its
+    # course's roster is older than this; reads per sync at most; the longest Retry-After of a 429
+    # waited out within a read (a longer one ends the attempt, tried again after a backoff).
+    lti_roster_stale_s: int = Field(default=24 * 3600, ge=60)
+    lti_roster_max_attempts: int = Field(default=5, ge=1, le=30)
+    lti_roster_max_wait_s: float = Field(default=30.0, ge=0, le=300)
     # An OIDC login waits this long for its launch; then its stored state is void and purged.
     lti_login_ttl_s: int = Field(default=300, ge=30, le=3600)
     # Logins per minute per client address (each stores a row until it expires); 0: no limit.

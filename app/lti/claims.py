@@ -8,12 +8,14 @@ more: an expiry always, and an `azp` naming the client when `aud` is a list.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pylti1p3.exception import LtiException
 
+from app.core.models import LTI_STUDENTS
 from app.lti.models import MAX_CONTEXT_TEXT, MAX_URL, MAX_USER_ID
 from app.lti.pages import LaunchRefused, Remedy
 
@@ -64,6 +66,14 @@ def user_id(body: dict[str, Any]) -> str:
     if not isinstance(sub, str) or len(sub) > MAX_USER_ID:
         raise _malformed(f"user id (sub) is not a string of at most {MAX_USER_ID} characters")
     return sub
+
+
+def student_id(platform_id: int, sub: str) -> str:
+    """The student id an LTI user's submissions get (a launch's `sub`, a roster member's
+    `user_id`): stable per platform and user."""
+    if len(sub) > 160 or not sub.isprintable():
+        sub = hashlib.sha256(sub.encode()).hexdigest()
+    return f"{LTI_STUDENTS}{platform_id}:{sub}"
 
 
 def grade_service(body: dict[str, Any]) -> GradeService:

@@ -8,7 +8,8 @@
             message) plus the nonce consumed once (app.lti.adapters.LoginStore) and the claims
             it leaves unchecked (app.lti.claims); then
               - every launch: its LMS course (the context claim) must be bound to one of ours
-                (app.lti.contexts), or the launch is refused; that course is the launch's
+                (app.lti.contexts), or the launch is refused; that course is the launch's.
+                A roster missing or stale is asked for (app.lti.roster: the outbox reads it)
               - a resource-link launch of a student: the launch is stored and the browser
                 goes to the exercise page with a signed session token
                 (app.lti.sessions.LaunchSession); an exercise not published yet (a draft,
@@ -22,7 +23,6 @@ Everything here blocks (database, the platform's key fetch): routes call it in a
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -35,8 +35,8 @@ from pylti1p3.oidc_login import OIDCLogin
 
 from app.access.staff_sessions import StaffSession
 from app.api.api_process import ApiProcess
-from app.core.models import LTI_STUDENTS, Course
-from app.lti import claims, contexts, deep_linking, roles
+from app.core.models import Course
+from app.lti import claims, contexts, deep_linking, roles, roster
 from app.lti.adapters import (
     CookieJar,
     CookieToSet,
@@ -171,6 +171,7 @@ def launch(
     assert platform is not None  # validate() found this registration
     lms = claims.lms_course(body)
     binding = contexts.course_of_launch(api.database, platform, lms)
+    roster.note_launch(api.database, api.settings, binding.context_row, body)
     if message.is_deep_link_launch():
         return deep_linking.picker(api, platform, body)
     if not message.is_resource_launch():
@@ -199,13 +200,6 @@ def _without_state_cookie(api: ApiProcess, state: str, login_url: str) -> NewWin
         raise LaunchRefused("this launch's login is unknown or was used")
     params["lti1p3_new_window"] = "1"
     return NewWindow(f"{login_url}?{urlencode(params)}")
-
-
-def student_id(platform: LtiPlatform, sub: str) -> str:
-    """The student id an LTI user's submissions get: stable per platform and user."""
-    if len(sub) > 160 or not sub.isprintable():
-        sub = hashlib.sha256(sub.encode()).hexdigest()
-    return f"{LTI_STUDENTS}{platform.id}:{sub}"
 
 
 @dataclass(frozen=True)
@@ -258,7 +252,7 @@ def _start_exercise(api: ApiProcess, launched: Launched, body: dict[str, Any]) -
         session.add(row)
     # The student of the launch's course: the same LMS user in two courses is two students.
     course_id = launched.binding.course_id
-    who = LaunchSession(row.id, slug, student_id(launched.platform, sub), course_id)
+    who = LaunchSession(row.id, slug, claims.student_id(launched.platform.id, sub), course_id)
     token = who.sign(api.settings)
     # In the fragment: browsers never send it to a server (no Referer, no access logs).
     return f"/exercises/{slug}#{urlencode({'lti_session': token})}"

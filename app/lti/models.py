@@ -1,6 +1,7 @@
 """Storage models of LTI 1.3: platform registrations, the LMS courses (contexts) bound to ours,
-the tool's key, logins in flight, launches and the score posts that carry grades back. Same
-metadata as app.core.models; migrations 0002 and 0009."""
+the tool's key, logins in flight, launches, the score posts that carry grades back, and each LMS
+course's roster (Names and Role Provisioning: app.lti.roster). Same metadata as app.core.models;
+migrations 0002, 0009 and 0012."""
 
 from __future__ import annotations
 
@@ -79,6 +80,8 @@ class LtiContext(Base):
     refused_launches: Mapped[int] = mapped_column(Integer, default=0)
     last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)  # None: never launched
     bound_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Where its roster is read (the latest launch's NRPS claim); None: no launch offered one.
+    memberships_url: Mapped[str | None] = mapped_column(String(MAX_URL))
 
 
 class LtiToolKey(Base):
@@ -132,3 +135,46 @@ class LtiScorePost(OutboxMessage, Base):
         ForeignKey("submissions.id", ondelete="CASCADE"), unique=True
     )
     launch_id: Mapped[str] = mapped_column(ForeignKey("lti_launches.id", ondelete="CASCADE"))
+
+
+class MemberStatus(StrEnum):
+    """A roster member's status, in the NRPS words (a member the LMS no longer lists: Deleted)."""
+
+    ACTIVE = "Active"
+    INACTIVE = "Inactive"
+    DELETED = "Deleted"
+
+
+class LtiRosterMember(Base):
+    """One member of an LMS course's roster, as its latest sync read it."""
+
+    __tablename__ = "lti_roster_members"
+    __table_args__ = (UniqueConstraint("context_row", "user_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    context_row: Mapped[int] = mapped_column(ForeignKey("lti_contexts.id", ondelete="CASCADE"))
+    user_id: Mapped[str] = mapped_column(String(MAX_USER_ID))  # a launch's `sub`
+    name: Mapped[str] = mapped_column(String(MAX_CONTEXT_TEXT), default="")
+    roles: Mapped[list[str]] = mapped_column(JSONDocument)
+    status: Mapped[MemberStatus] = mapped_column(stored_enum(MemberStatus))
+    synced_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class SyncReason(StrEnum):
+    """Who asked for a roster sync."""
+
+    STAFF = "staff"  # the course's staff (the staff API, the dashboard)
+    LAUNCH = "launch"  # a launch that found the roster missing or stale
+
+
+class LtiRosterSync(OutboxMessage, Base):
+    """A read of an LMS course's roster, asked for by its staff or by a launch that found it
+    missing or stale, sent by the outbox; `members` is what it read once delivered."""
+
+    __tablename__ = "lti_roster_syncs"
+
+    context_row: Mapped[int] = mapped_column(
+        ForeignKey("lti_contexts.id", ondelete="CASCADE"), index=True
+    )
+    reason: Mapped[SyncReason] = mapped_column(stored_enum(SyncReason))
+    members: Mapped[int | None] = mapped_column(Integer)

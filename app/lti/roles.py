@@ -1,5 +1,5 @@
 """Whether a launch comes from the course's staff: its roles claim names an Instructor or a
-Teaching Assistant.
+Teaching Assistant. A roster member's roles (Names and Role Provisioning) read the same.
 
 The claim is a list of LIS role URIs (LTI 1.3 § 5.3.7): context roles
 (`.../membership#Instructor`, sub-roles as `.../membership/Instructor#TeachingAssistant`) say
@@ -11,7 +11,7 @@ Simple names (`Instructor`) are the deprecated form of context roles, and read a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
 
@@ -39,6 +39,12 @@ def is_staff(body: Mapping[str, object]) -> bool:
     """Whether the launch's roles claim makes the user staff of the launching course."""
     claim = body.get(ROLES_CLAIM)
     uris = [role for role in claim if isinstance(role, str)] if isinstance(claim, list) else []
+    return holds_staff_role(uris)
+
+
+def holds_staff_role(uris: Iterable[str]) -> bool:
+    """Whether these roles (a launch's, or a roster member's: app.lti.roster) make staff."""
+    uris = list(uris)
     context = {role for role in map(_context_role, uris) if role is not None}
     if context:
         return not context.isdisjoint(_STAFF_CONTEXT_ROLES)

@@ -26,6 +26,7 @@ from app.core.settings import AppSettings
 from app.lti import deep_linking, passback, student_api
 from app.lti import launch as launches
 from app.lti.adapters import LtiRequest
+from app.lti.nrps import MEMBERSHIPS_SCOPE
 from app.lti.pages import (
     RETURN_SCRIPT,
     RETURN_SCRIPT_URL,
@@ -175,6 +176,7 @@ def canvas_configuration(request: Request, settings: SettingsDep) -> dict[str, A
             "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
             "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
             passback.SCORE_SCOPE,
+            MEMBERSHIPS_SCOPE,
         ],
         "extensions": [
             {

@@ -37,6 +37,7 @@ from app.core.callback_urls import (
     CallbackUnresolved,
     IPAddress,
     origin,
+    pinned,
 )
 from app.core.db import Database
 from app.core.metrics import Metrics
@@ -153,16 +154,14 @@ def _post(
         assert submission is not None
         body = SubmissionPublic.from_row(submission).model_dump_json().encode()
         url, event = delivery.url, delivery.event
-    address = _checked_address(policy, url)
-    timestamp, target = int(time.time()), httpx.URL(url)
+    target = pinned(url, _checked_address(policy, url))
+    timestamp = int(time.time())
     try:
         response = client.post(
-            # The checked address itself, so the name is not resolved again; the Host header
-            # and TLS (SNI, the certificate's name) still say the name.
-            target.copy_with(host=str(address)),
+            target.url,
             content=body,
             headers={
-                "Host": target.netloc.decode("ascii"),
+                **target.headers,
                 "Content-Type": "application/json",
                 "User-Agent": "autograder-webhooks",
                 "X-Autograder-Event": event,
@@ -172,7 +171,7 @@ def _post(
                     settings.webhook_signing_key(), timestamp, str(delivery_id), body
                 ),
             },
-            extensions={"sni_hostname": target.raw_host.decode("ascii")},
+            extensions=target.extensions,
             timeout=settings.webhook_timeout_s,
             follow_redirects=False,
         )

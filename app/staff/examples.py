@@ -83,7 +83,10 @@ _FIGURES = {"best": 10.0, "latest": 7.0, "max_score": 10.0, "attempts": 6, "pass
 
 COURSE_STUDENTS: dict[str, Any] = {
     "exercises": [_SEED, "scaled-dot-product-attention"],
-    "students": [{"student_id": "s1234567", "exercises": {_SEED: _FIGURES}}],
+    "students": [
+        {"student_id": "lti:1:8f3a", "name": "Ada Lovelace", "exercises": {}},
+        {"student_id": "s1234567", "name": None, "exercises": {_SEED: _FIGURES}},
+    ],
 }
 
 STUDENT_DETAIL: dict[str, Any] = {
@@ -105,8 +108,10 @@ STUDENT_DETAIL: dict[str, Any] = {
 }
 
 GRADEBOOK_CSV = (
-    f"student_id,fused-qkv-attention,{_SEED}\r\nPoints Possible,10,10\r\n"
-    "s1234567,10,7\r\n'=not-a-formula,,10\r\n"
+    f"student_id,fused-qkv-attention,{_SEED},name,status\r\n"
+    "Points Possible,10,10,,\r\n"
+    "lti:1:8f3a,,,Ada Lovelace,not submitted\r\n"
+    "s1234567,10,7,,submitted\r\n'=not-a-formula,,10,,submitted\r\n"
 )
 
 HIDDEN_TESTS: dict[str, Any] = {

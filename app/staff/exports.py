@@ -16,11 +16,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core.models import Submission
+from app.lti.roster_view import enrolled_students
 from app.staff.scores import graded, student_scores
 from app.staff.spreadsheet import SafeCsvWriter
 from grader.catalog import Catalog
 
 _CHUNK = 64 * 1024
+NOT_SUBMITTED = "not submitted"
 # Rows loaded at a time while the zip is written: its memory stays bounded by this.
 _ROWS_AT_ONCE = 500
 # The gradebook's second row, under the heading: each exercise's maximum. Canvas writes the same
@@ -42,24 +44,27 @@ def _score(value: float | None) -> str:
 
 
 def gradebook_csv(session: Session, course_id: int, catalog: Catalog) -> str:
-    """A column per exercise served; under the heading, the row of each one's maximum; then one
-    row per student: the gradebook score (by the exercise's policy), empty where the student has
-    none."""
+    """One row per student (who submitted, or is enrolled in the LMS roster), a column per
+    exercise served: the gradebook score (by the exercise's policy), empty where the student has
+    none; then their name in the roster, and whether they submitted anything. Under the heading,
+    the row of each exercise's maximum."""
     exercises = list(catalog)
     slugs = [exercise.spec.slug for exercise in exercises]
     scores = student_scores(course_id)
-    rows = session.execute(
-        select(scores.c.student_id, scores.c.exercise, scores.c.score).order_by(scores.c.student_id)
-    ).all()
-    by_student: dict[str, dict[str, float | None]] = {}
+    rows = session.execute(select(scores.c.student_id, scores.c.exercise, scores.c.score)).all()
+    enrolled = enrolled_students(session, course_id)
+    by_student: dict[str, dict[str, float | None]] = {student: {} for student in enrolled}
     for student, exercise, score in rows:
         by_student.setdefault(student, {})[exercise] = score
     out = io.StringIO()
     writer = SafeCsvWriter(out)
-    writer.writerow(["student_id", *slugs])
-    writer.writerow([POINTS_POSSIBLE, *(_score(exercise.spec.max_score) for exercise in exercises)])
-    for student, scored in by_student.items():
-        writer.writerow([student, *(_score(scored.get(slug)) for slug in slugs)])
+    writer.writerow(["student_id", *slugs, "name", "status"])
+    maxima = (_score(exercise.spec.max_score) for exercise in exercises)
+    writer.writerow([POINTS_POSSIBLE, *maxima, "", ""])
+    for student, scored in sorted(by_student.items()):
+        status = "submitted" if scored else NOT_SUBMITTED
+        cells = (_score(scored.get(slug)) for slug in slugs)
+        writer.writerow([student, *cells, enrolled.get(student, ""), status])
     return out.getvalue()
 
 

@@ -91,7 +91,9 @@ def exercise_stats(
 def list_students(
     course: StaffCourseDep, session: SessionDep, catalog: CatalogDep
 ) -> CourseStudents:
-    """Per student and exercise tried: best and latest score, attempts and whether they passed."""
+    """Per student and exercise tried: best and latest score, attempts and whether they passed.
+    Active students of the LMS roster are listed too, with no exercise if they submitted
+    nothing, and their roster name."""
     return students.course_students(session, course.id, catalog)
 
 
@@ -144,8 +146,10 @@ def get_hidden_tests(
 def gradebook(course: StaffCourseDep, session: SessionDep, catalog: CatalogDep) -> Response:
     """A column per exercise; under the heading a `Points Possible` row with each exercise's
     maximum (as Canvas's own gradebook export has it); then one row per student: the best or
-    the latest score, as each exercise's policy says, empty where the student has none. A cell
-    that a spreadsheet would run as a formula is written as text."""
+    the latest score, as each exercise's policy says, empty where the student has none.
+    Students enrolled in the LMS roster are listed even with nothing graded; the last columns
+    are their name in the roster and `submitted` or `not submitted`. A cell that a spreadsheet
+    would run as a formula is written as text."""
     return Response(
         exports.gradebook_csv(session, course.id, catalog),
         media_type="text/csv; charset=utf-8",

@@ -155,7 +155,10 @@ class StudentExercise(BaseModel):
 
 class StudentRow(BaseModel):
     student_id: str
-    exercises: dict[str, StudentExercise] = Field(description="by slug, those tried only")
+    name: str | None = Field(default=None, description="from the LMS roster, if listed there")
+    exercises: dict[str, StudentExercise] = Field(
+        description="by slug, those tried only: empty for an enrolled student who submitted nothing"
+    )
 
 
 class CourseStudents(BaseModel):

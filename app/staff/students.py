@@ -1,5 +1,6 @@
 """A course's students as its staff see them: every student's scores on every exercise (one
-grouped query), and one student's scores and submissions."""
+grouped query), enrolled students who submitted nothing among them (app.lti.roster_view), and
+one student's scores and submissions."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from sqlalchemy.orm import Session, defer
 
 from app.api.submission_schemas import SubmissionSummary
 from app.core.models import Submission
+from app.lti.roster_view import enrolled_students
 from app.staff.schemas import (
     CourseStudents,
     StudentDetail,
@@ -32,16 +34,19 @@ def _figures(row: Any) -> dict[str, Any]:
 
 
 def course_students(session: Session, course_id: int, catalog: Catalog) -> CourseStudents:
+    """Every student who submitted, and every active student of the course's LMS rosters, who
+    may not have (no exercise tried: not submitted)."""
     scores = student_scores(course_id)
     rows = session.execute(select(scores).order_by(scores.c.student_id, scores.c.exercise))
-    students: dict[str, dict[str, StudentExercise]] = {}
+    enrolled = enrolled_students(session, course_id)
+    students: dict[str, dict[str, StudentExercise]] = {student: {} for student in enrolled}
     for row in rows:
         students.setdefault(row.student_id, {})[row.exercise] = StudentExercise(**_figures(row))
     return CourseStudents(
         exercises=catalog.slugs(),
         students=[
-            StudentRow(student_id=student, exercises=exercises)
-            for student, exercises in students.items()
+            StudentRow(student_id=student, name=enrolled.get(student), exercises=exercises)
+            for student, exercises in sorted(students.items())
         ],
     )
 

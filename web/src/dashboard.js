@@ -54,7 +54,12 @@ const VIEWS = {
   students: (where) =>
     where.student
       ? renderStudent(view, api, where.student, (message) => show().then(() => say(message)))
-      : renderStudents(view, api, (student) => go({ view: "students", student })),
+      : renderStudents(
+          view,
+          api,
+          (student) => go({ view: "students", student }),
+          (message) => show().then(() => say(message)),
+        ),
   concepts: () => renderConcepts(view, api),
 };
 

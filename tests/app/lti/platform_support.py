@@ -5,7 +5,8 @@ Secure cookies come along) and an httpx client (the platform).
 
 Routes: /jwks, /auth (the OIDC auth endpoint: answers with the auto-posting launch form),
 /token (client credentials, the tool's signed assertion checked against the tool's JWKS),
-/lineitems/{id}/scores (the gradebook), /deep-link-return (the deep-linking answer, checked).
+/lineitems/{id}/scores (the gradebook), /deep-link-return (the deep-linking answer, checked),
+/memberships (the course's roster, Names and Role Provisioning: paged, rate limited on demand).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ DEPLOYMENT_ID = "deployment-1"
 # The LMS course the platform launches from unless a test says otherwise: `register` binds it.
 CONTEXT_ID = "course-1"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+MEMBERSHIPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 
 
 def _rsa_pair() -> tuple[str, str]:
@@ -76,6 +78,8 @@ class NextLaunch:
     expires: bool = True
     claims: dict[str, Any] = field(default_factory=dict)
     deep_link_return_url: str | None = None
+    # Whether it names the roster's URL (the NRPS claim), as an LMS with NRPS enabled does.
+    offers_roster: bool = False
 
 
 @dataclass
@@ -88,6 +92,15 @@ class Platform:
     refusals: list[str] = field(default_factory=list)
     # Statuses the score endpoint answers with before it accepts (to prove retries).
     score_failures: list[int] = field(default_factory=list)
+    # The roster (NRPS members), the members per page, the answers of the roster endpoint before
+    # it serves a page (429s, with `Retry-After: 1`), and each page asked (its query).
+    roster: list[dict[str, Any]] = field(default_factory=list)
+    roster_page_size: int = 2
+    roster_failures: list[int] = field(default_factory=list)
+    roster_requests: list[str] = field(default_factory=list)
+
+    def memberships_url(self) -> str:
+        return f"{self.url}/memberships"
 
     def conf(self) -> LTI1P3PlatformConfAbstract:
         return _Conf(registration=self.registration)
@@ -156,6 +169,8 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):  # type: ignore[misc]
             context_title=launch.context_title,
             context_label=launch.context_label,
         )
+        if launch.offers_roster:
+            self.set_nrps(self._platform.memberships_url())
         if launch.kind == "deep-link":
             return_url = launch.deep_link_return_url or f"{self._platform.url}/deep-link-return"
             self.set_dl(return_url, accept_types={"ltiResourceLink"})
@@ -211,6 +226,34 @@ def _platform_app(platform: Platform) -> FastAPI:
             return Response(status_code=platform.score_failures.pop(0))
         platform.scores.append({"lineitem": item, **(await request.json())})
         return Response(status_code=200)
+
+    @app.get("/memberships")
+    def memberships(request: Request, offset: int = 0) -> Response:
+        conf = platform.conf()
+        conf.get_registration()
+        platform.roster_requests.append(request.url.query)
+        bearer = request.headers.get("authorization", "").removeprefix("Bearer ")
+        if not conf.validate_token(bearer, allowed_scopes=[MEMBERSHIPS_SCOPE]):
+            platform.refusals.append("memberships: token without the roster scope")
+            return Response(status_code=403)
+        if platform.roster_failures:
+            return Response(
+                status_code=platform.roster_failures.pop(0), headers={"Retry-After": "1"}
+            )
+        end = offset + platform.roster_page_size
+        page = {
+            "id": str(request.url),
+            "context": {"id": CONTEXT_ID},
+            "members": platform.roster[offset:end],
+        }
+        headers = {}
+        if end < len(platform.roster):
+            headers["Link"] = f'<{platform.memberships_url()}?offset={end}>; rel="next"'
+        return JSONResponse(
+            page,
+            headers=headers,
+            media_type="application/vnd.ims.lti-nrps.v2.membershipcontainer+json",
+        )
 
     @app.post("/deep-link-return")
     async def deep_link_return(request: Request) -> HTMLResponse:

@@ -208,6 +208,9 @@ def test_the_canvas_configuration_names_the_tools_urls(tool: TestClient) -> None
     assert config["target_link_uri"] == "https://testserver/lti/launch"
     assert config["public_jwk_url"] == "https://testserver/lti/jwks"
     assert "https://purl.imsglobal.org/spec/lti-ags/scope/score" in config["scopes"]
+    # The roster (Names and Role Provisioning): without the scope Canvas grants no token for it.
+    roster = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+    assert roster in config["scopes"]
 
 
 def test_a_launched_students_malformed_source_is_refused_as_by_the_api(

@@ -162,8 +162,10 @@ def test_the_gradebook_has_each_maximum_then_a_row_per_student_with_the_policy_s
     assert best.headers["content-type"].startswith("text/csv")
     assert "attachment" in best.headers["content-disposition"]
     heading, maxima, *rows = list(csv.reader(io.StringIO(best.text)))
-    assert heading == ["student_id", *catalog.slugs()]
-    assert maxima == ["Points Possible", *(f"{e.spec.max_score:g}" for e in catalog)]
+    # The roster's columns last: no roster here, so no names, and everyone submitted.
+    assert heading == ["student_id", *catalog.slugs(), "name", "status"]
+    assert maxima == ["Points Possible", *(f"{e.spec.max_score:g}" for e in catalog), "", ""]
+    assert {tuple(row[-2:]) for row in rows} == {("", "submitted")}
     column = heading.index(SEED)
     scores = {row[0]: row[column] for row in rows}
     assert scores["ada"] == "10"

@@ -85,6 +85,8 @@ export function courseApi(course) {
     regrades: (slug) => json(`${base}/regrades?${new URLSearchParams({ exercise: slug })}`),
     regrade: (id) => json(`${base}/regrades/${encodeURIComponent(id)}`),
     gradebook: () => send(`${base}/gradebook.csv`, { headers: { Accept: "text/csv" } }),
+    roster: () => json(`${base}/roster`),
+    syncRoster: () => json(`${base}/roster/sync`, { method: "POST" }),
     concepts: () => json(`${base}/concepts`),
     conceptsFile: (format) => send(`${base}/concepts.${format}`, { headers: { Accept: format === "csv" ? "text/csv" : "application/json" } }),
     clusters: (slug) => json(`${exercise(slug)}/clusters`),

@@ -1,8 +1,10 @@
-// Every student of the course (GET .../students, one call for all of them), in pages of
-// PAGE_SIZE rows filtered and paged in the browser: a thousand students never make a thousand
-// requests, nor a thousand rows in the page at once.
+// Every student of the course (GET .../students, one call for all of them: those enrolled in the
+// LMS roster who submitted nothing included), in pages of PAGE_SIZE rows filtered and paged in
+// the browser: a thousand students never make a thousand requests, nor a thousand rows in the
+// page at once. The roster's panel (roster.js) sits above.
 import { h } from "../dom.js";
 import { count, percent } from "./format.js";
+import { rosterPanel } from "./roster.js";
 import { scrollBox } from "./scroll_box.js";
 
 const PAGE_SIZE = 25;
@@ -35,7 +37,7 @@ function summary(student, slugs) {
   };
 }
 
-export async function renderStudents(container, api, onOpen) {
+export async function renderStudents(container, api, onOpen, onRosterRead) {
   const data = await api.students();
   const slugs = data.exercises;
   const byId = (a, b) => a.student_id.localeCompare(b.student_id);
@@ -59,11 +61,13 @@ export async function renderStudents(container, api, onOpen) {
     const { passed, attempts } = student;
     const open = h("button", { type: "button", class: "link" }, student.student_id);
     open.addEventListener("click", () => onOpen(student.student_id));
+    const name = student.name ? h("span", { class: "student-name" }, ` ${student.name}`) : null;
+    const progress = attempts ? `${passed} of ${slugs.length}` : "not submitted";
     return h(
       "tr",
-      { "data-student": student.student_id },
-      h("th", { scope: "row" }, open),
-      h("td", { class: "num" }, `${passed} of ${slugs.length}`),
+      { "data-student": student.student_id, class: attempts ? "" : "not-submitted" },
+      h("th", { scope: "row" }, open, name),
+      h("td", { class: "num" }, progress),
       h("td", { class: "num" }, count(attempts)),
       slugs.map((slug) => cell(student.exercises[slug])),
     );
@@ -87,7 +91,8 @@ export async function renderStudents(container, api, onOpen) {
   );
   function refilter() {
     const needle = filter.value.trim().toLowerCase();
-    shown = needle ? all.filter((student) => student.student_id.toLowerCase().includes(needle)) : [...all];
+    const matches = (student) => `${student.student_id} ${student.name || ""}`.toLowerCase().includes(needle);
+    shown = needle ? all.filter(matches) : [...all];
     shown.sort(ORDERS[order.value]);
     page = 0;
     draw();
@@ -108,8 +113,9 @@ export async function renderStudents(container, api, onOpen) {
   const columns = ["Student", "Passed", "Attempts", ...slugs.map(heading)];
   container.replaceChildren(
     h("h2", {}, "Students"),
+    rosterPanel(api, onRosterRead),
     h("p", { class: "toolbar" }, h("label", { for: "student-filter" }, "Find a student"), filter, h("label", { for: "student-order" }, "Order"), order),
-    h("p", { class: "facts" }, "Per exercise: the best score as a share of the maximum, ✓ once passed; a cell's tooltip has the latest score and the attempts. Open a student for their code."),
+    h("p", { class: "facts" }, "Per exercise: the best score as a share of the maximum, ✓ once passed; a cell's tooltip has the latest score and the attempts. Students of the LMS roster who submitted nothing say so. Open a student for their code."),
     h("ul", { class: "legend", "aria-label": "Exercises" }, slugs.map((slug, i) => h("li", {}, heading(slug, i), ` ${slug}`))),
     scrollBox(
       h(
