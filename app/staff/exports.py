@@ -40,20 +40,27 @@ def _score(value: float | None) -> str:
 
 def gradebook_csv(session: Session, course_id: int, catalog: Catalog) -> str:
     """One row per student, a column per exercise served: the gradebook score (by the
-    exercise's policy), empty where the student has none."""
+    exercise's policy, its late penalty applied), empty where the student has none; then `late`:
+    the exercises whose score is a late submission's, space-separated."""
     slugs = catalog.slugs()
     scores = student_scores(course_id)
     rows = session.execute(
-        select(scores.c.student_id, scores.c.exercise, scores.c.score).order_by(scores.c.student_id)
+        select(scores.c.student_id, scores.c.exercise, scores.c.score, scores.c.late).order_by(
+            scores.c.student_id
+        )
     ).all()
     by_student: dict[str, dict[str, float | None]] = {}
-    for student, exercise, score in rows:
+    late: dict[str, list[str]] = {}
+    for student, exercise, score, was_late in rows:
         by_student.setdefault(student, {})[exercise] = score
+        if was_late:
+            late.setdefault(student, []).append(exercise)
     out = io.StringIO()
     writer = SafeCsvWriter(out)
-    writer.writerow(["student_id", *slugs])
+    writer.writerow(["student_id", *slugs, "late"])
     for student, scored in by_student.items():
-        writer.writerow([student, *(_score(scored.get(slug)) for slug in slugs)])
+        late_ones = " ".join(slug for slug in slugs if slug in late.get(student, ()))
+        writer.writerow([student, *(_score(scored.get(slug)) for slug in slugs), late_ones])
     return out.getvalue()
 
 
