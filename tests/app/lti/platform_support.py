@@ -5,7 +5,8 @@ Secure cookies come along) and an httpx client (the platform).
 
 Routes: /jwks, /auth (the OIDC auth endpoint: answers with the auto-posting launch form),
 /token (client credentials, the tool's signed assertion checked against the tool's JWKS),
-/lineitems/{id}/scores (the gradebook), /deep-link-return (the deep-linking answer, checked).
+/lineitems/{id} (the line item, once a test gives one), /lineitems/{id}/scores (the gradebook),
+/deep-link-return (the deep-linking answer, checked).
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ DEPLOYMENT_ID = "deployment-1"
 # The LMS course the platform launches from unless a test says otherwise: `register` binds it.
 CONTEXT_ID = "course-1"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+LINEITEM_SCOPES = [
+    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly",
+]
 
 
 def _rsa_pair() -> tuple[str, str]:
@@ -88,6 +93,8 @@ class Platform:
     refusals: list[str] = field(default_factory=list)
     # Statuses the score endpoint answers with before it accepts (to prove retries).
     score_failures: list[int] = field(default_factory=list)
+    # What GET of the line item answers (its endDateTime, ...); None: 404, it cannot be read.
+    lineitem: dict[str, Any] | None = None
 
     def conf(self) -> LTI1P3PlatformConfAbstract:
         return _Conf(registration=self.registration)
@@ -196,6 +203,21 @@ def _platform_app(platform: Platform) -> FastAPI:
         except Exception as error:
             platform.refusals.append(f"token: {error}")
             return JSONResponse({"error": "invalid_client"}, status_code=400)
+
+    @app.get("/lineitems/{item}")
+    def lineitem(item: str, request: Request) -> Response:
+        conf = platform.conf()
+        conf.get_registration()
+        bearer = request.headers.get("authorization", "").removeprefix("Bearer ")
+        if not conf.validate_token(bearer, allowed_scopes=LINEITEM_SCOPES):
+            platform.refusals.append("lineitem: token without a line item scope")
+            return Response(status_code=403)
+        if platform.lineitem is None:
+            return Response(status_code=404)
+        return JSONResponse(
+            {"id": f"{platform.url}/lineitems/{item}", **platform.lineitem},
+            media_type="application/vnd.ims.lis.v2.lineitem+json",
+        )
 
     @app.post("/lineitems/{item}/scores")
     async def scores(item: str, request: Request) -> Response:
