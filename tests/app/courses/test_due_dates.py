@@ -24,10 +24,12 @@ from app_support import (
 )
 from fastapi.testclient import TestClient
 from httpx2 import Response
+from sqlalchemy import MetaData, Table
 
-from app.core.models import Role, SubmissionStatus, utcnow
+from app.core.db import Database, migrate
+from app.core.models import Role, Submission, SubmissionStatus, utcnow
 from app.courses.due_dates import Lateness, days_late, penalty_factor
-from app.courses.models import LatePolicy
+from app.courses.models import ExercisePolicy, LatePolicy
 from app.lti.passback import grade_for
 from grader.report import Report, ReportStatus
 
@@ -260,3 +262,38 @@ def test_a_late_policy_needs_its_rate_and_a_due_date_its_time_zone(dated: Dated)
 def test_without_a_due_date_the_page_is_told_there_is_none(dated: Dated) -> None:
     shown = dated.due("s1")
     assert (shown["state"], shown["due_at"], shown["source"]) == ("none", None, None)
+
+
+def test_work_and_policies_from_before_due_dates_are_on_time_with_no_due_date(
+    database_url: str,
+) -> None:
+    database = Database.from_url(database_url)
+    try:
+        migrate(database.engine, "0011")
+        tables = MetaData()
+        submissions, policies = (
+            Table(name, tables, autoload_with=database.engine)
+            for name in ("submissions", "exercise_policies")
+        )
+        with database.engine.begin() as connection:
+            connection.execute(
+                submissions.insert().values(
+                    id="01JD8Z6Q3M9V7N4K2P5R8T1W0X", course_id=1, exercise=SEED, source="s",
+                    status="done", attempts=1, created_at=utcnow(),
+                )
+            )  # fmt: skip
+            connection.execute(
+                policies.insert().values(
+                    course_id=1, exercise=SEED, gradebook="best", updated_at=utcnow()
+                )
+            )
+        migrate(database.engine)
+        with database.session() as session:
+            old = session.get_one(Submission, "01JD8Z6Q3M9V7N4K2P5R8T1W0X")
+            policy = session.get_one(ExercisePolicy, (1, SEED))
+            assert old.days_late == 0
+            assert (policy.due_at, policy.late_policy, policy.lms_due_at) == (
+                None, LatePolicy.ACCEPT, None,
+            )  # fmt: skip
+    finally:
+        database.close()
