@@ -41,6 +41,19 @@ class ExtensionBody(BaseModel):
 
 
 class ExtensionPublic(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "student_id": "ada",
+                    "due_at": "2026-12-20T23:59:00Z",
+                    "granted_at": "2026-12-17T10:12:00Z",
+                    "decided_again": 1,
+                }
+            ]
+        }
+    )
+
     student_id: str
     due_at: datetime
     granted_at: datetime
