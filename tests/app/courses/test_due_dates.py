@@ -59,11 +59,11 @@ def test_the_lms_gets_the_penalised_score_and_a_comment_that_says_why() -> None:
     on_time = grade_for(report, "sub", DUE.isoformat(), Lateness(0, LatePolicy.PENALTY, 10))
 
     assert (late.get_score_given(), late.get_score_maximum()) == (8.0, 10)
-    assert late.get_comment().startswith("Late by 2 days: 8 of 10 after 20% off (10 before). ")
+    assert str(late.get_comment()).startswith("Late by 2 days: 8 of 10 after 20% off (10 before). ")
     assert marked.get_score_given() == 10
-    assert marked.get_comment().startswith("Late by 1 day. ")
+    assert str(marked.get_comment()).startswith("Late by 1 day. ")
     assert on_time.get_score_given() == 10
-    assert not on_time.get_comment().startswith("Late")
+    assert not str(on_time.get_comment()).startswith("Late")
 
 
 @dataclass(frozen=True)
