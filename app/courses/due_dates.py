@@ -24,6 +24,7 @@ from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import ColumnElement, case, func, literal, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import SQLCoreOperations
 
@@ -187,13 +188,23 @@ def set_lms_due_date(
     if policy is None:
         if due_at is None:
             return
-        policy = ExercisePolicy(course_id=course_id, exercise=exercise)
-        session.add(policy)
+        policy = _new_policy(session, course_id, exercise)
     if policy.lms_due_at == due_at:
         return
     policy.lms_due_at = due_at
     session.flush()
     decide_again(session, course_id, exercise)
+
+
+def _new_policy(session: Session, course_id: int, exercise: str) -> ExercisePolicy:
+    """The exercise's policy row with the defaults, made here or, when a launch of another
+    student made it at the same moment (a class opening the link at once), theirs."""
+    try:
+        with session.begin_nested():
+            session.add(ExercisePolicy(course_id=course_id, exercise=exercise))
+    except IntegrityError:
+        pass
+    return session.get_one(ExercisePolicy, (course_id, exercise))
 
 
 def grant_extension(

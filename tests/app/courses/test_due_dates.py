@@ -20,6 +20,7 @@ from app_support import (
     FakeSandbox,
     SettingsFactory,
     load_submission,
+    store_submission,
     wait_until,
 )
 from fastapi.testclient import TestClient
@@ -27,8 +28,8 @@ from httpx2 import Response
 from sqlalchemy import MetaData, Table
 
 from app.core.db import Database, migrate
-from app.core.models import Role, Submission, SubmissionStatus, utcnow
-from app.courses.due_dates import Lateness, days_late, penalty_factor
+from app.core.models import DEFAULT_COURSE_ID, Role, Submission, SubmissionStatus, utcnow
+from app.courses.due_dates import Lateness, days_late, penalty_factor, set_lms_due_date
 from app.courses.models import ExercisePolicy, LatePolicy
 from app.lti.passback import grade_for
 from grader.report import Report, ReportStatus
@@ -297,3 +298,17 @@ def test_work_and_policies_from_before_due_dates_are_on_time_with_no_due_date(
             )  # fmt: skip
     finally:
         database.close()
+
+
+def test_the_lms_s_due_date_comes_first_and_decides_again_the_work_it_covers(
+    database: Database,
+) -> None:
+    received = utcnow()
+    submitted = store_submission(database, student_id="s1", created_at=received)
+    with database.session() as session:
+        set_lms_due_date(session, DEFAULT_COURSE_ID, SEED, received - timedelta(hours=1))
+    assert load_submission(database, submitted).days_late == 1
+    with database.session() as session:
+        set_lms_due_date(session, DEFAULT_COURSE_ID, SEED, None)  # the LMS took it away
+        assert session.get_one(ExercisePolicy, (DEFAULT_COURSE_ID, SEED)).lms_due_at is None
+    assert load_submission(database, submitted).days_late == 0
