@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, case, func, literal, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import SQLCoreOperations
 
 from app.core.models import Submission
@@ -105,18 +105,28 @@ def lateness_of(session: Session, submission: Submission) -> Lateness:
 
 
 def penalised_score(
-    score: SQLCoreOperations[Any], days: SQLCoreOperations[Any], policy: type[ExercisePolicy]
+    score: SQLCoreOperations[Any],
+    days: SQLCoreOperations[Any],
+    course_id: int,
+    exercise: SQLCoreOperations[Any],
 ) -> ColumnElement[Any]:
-    """`penalty_factor` in SQL: the score a submission `days` late keeps under the exercise's
-    policy (its row outer-joined; none: no penalty)."""
+    """`penalty_factor` in SQL: the score a submission `days` late keeps under its exercise's
+    policy in the course. The policy is read for a late submission only (a scalar subquery
+    that the many on time never run), so a course's grouped scores cost what they did."""
+    policy = aliased(ExercisePolicy)  # its own: never the policy row a caller joined
     off = days * func.coalesce(policy.penalty_per_day, literal(0.0)) / 100.0
-    factor = case((off >= 1.0, literal(0.0)), else_=1.0 - off)
-    # On time first: most submissions are, and are read with one comparison.
-    return case(
-        (days == 0, score),
-        (policy.late_policy == LatePolicy.PENALTY.value, score * factor),
-        else_=score,
+    factor = (
+        select(
+            case(
+                (policy.late_policy != LatePolicy.PENALTY.value, literal(1.0)),
+                (off >= 1.0, literal(0.0)),
+                else_=1.0 - off,
+            )
+        )
+        .where(policy.course_id == course_id, policy.exercise == exercise)
+        .scalar_subquery()
     )
+    return case((days == 0, score), else_=score * func.coalesce(factor, literal(1.0)))
 
 
 def _chosen(policy: ExercisePolicy | None, extension: DueExtension | None) -> DueDate | None:

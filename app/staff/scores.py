@@ -54,7 +54,9 @@ def student_scores(
     wanted = [graded(course_id, exercise), Submission.student_id.is_not(None)]
     if student_id is not None:
         wanted.append(Submission.student_id == student_id)
-    counted = penalised_score(Submission.score, Submission.days_late, ExercisePolicy)
+    counted = penalised_score(
+        Submission.score, Submission.days_late, course_id, Submission.exercise
+    )
     on_time = SCORED & (Submission.days_late == 0)
     per_student = (
         select(
@@ -63,17 +65,16 @@ def student_scores(
             func.count().label("attempts"),
             func.max(case((PASSED, 1), else_=0)).label("passed"),
             func.max(case((SCORED, counted))).label("best"),
-            func.max(case((on_time, counted))).label("best_on_time"),
+            func.max(case((on_time, Submission.score))).label("best_on_time"),
             # Ids grow with time (ULIDs): the greatest is the latest.
             func.max(case((SCORED, Submission.id))).label("latest_id"),
         )
         .where(*wanted)
-        .outerjoin(ExercisePolicy, _policy_of(course_id, Submission.exercise))
         .group_by(Submission.exercise, Submission.student_id)
         .subquery()
     )
     latest = aliased(Submission)
-    latest_score = penalised_score(latest.score, latest.days_late, ExercisePolicy)
+    latest_score = penalised_score(latest.score, latest.days_late, course_id, latest.exercise)
     policy = func.coalesce(ExercisePolicy.gradebook, GradebookScore.BEST.value)
     takes_latest = policy == GradebookScore.LATEST.value
     chosen = case((takes_latest, latest_score), else_=per_student.c.best)
@@ -95,13 +96,15 @@ def student_scores(
             late.label("late"),
         )
         .outerjoin(latest, latest.id == per_student.c.latest_id)
-        .outerjoin(ExercisePolicy, _policy_of(course_id, per_student.c.exercise))
+        .outerjoin(
+            ExercisePolicy,
+            and_(
+                ExercisePolicy.course_id == course_id,
+                ExercisePolicy.exercise == per_student.c.exercise,
+            ),
+        )
         .subquery()
     )
-
-
-def _policy_of(course_id: int, exercise: SQLCoreOperations[Any]) -> ColumnElement[bool]:
-    return and_(ExercisePolicy.course_id == course_id, ExercisePolicy.exercise == exercise)
 
 
 def students_where(condition: ColumnElement[bool]) -> ColumnElement[int]:
