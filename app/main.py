@@ -26,6 +26,7 @@ from app.health.router import router as health_router
 from app.lti import router as lti
 from app.lti.registrations import platform_origins
 from app.regrades.router import router as regrades_router
+from app.staff.extensions import router as extensions_router
 from app.staff.roster_router import router as roster_router
 from app.staff.router import router as staff_router
 from app.submissions.router import router as submissions_router
@@ -73,6 +74,7 @@ def create_app(settings: AppSettings | None = None, *, grader: Grader | None = N
     v1.include_router(submissions_router)
     v1.include_router(staff_router)
     v1.include_router(roster_router)
+    v1.include_router(extensions_router)
     v1.include_router(regrades_router)
     app.include_router(v1)
     app.include_router(health_router)

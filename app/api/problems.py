@@ -97,6 +97,10 @@ class UnknownBehaviour(NotFound):
     kind, title = "unknown-behaviour", "Unknown behaviour"
 
 
+class ExtensionNotFound(NotFound):
+    kind, title = "extension-not-found", "No such extension"
+
+
 class NotFinished(Problem):
     status, kind, title = 409, "not-finished", "Submission not graded yet"
 
@@ -152,6 +156,10 @@ class AttemptsUsedUp(_RetryLater):
 
 class QueueFull(_RetryLater):
     status, kind, title = 503, "queue-full", "Grading queue full"
+
+
+class SubmissionsClosed(Problem):
+    status, kind, title = 403, "submissions-closed", "Past the due date"
 
 
 class ExerciseUnavailable(Problem):

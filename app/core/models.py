@@ -239,7 +239,11 @@ class Submission(Leased, Base):
     queue_rank: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # Grading starts so far; bounded by settings.max_attempts.
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # When it was received (set at accept: app.submissions.service), and by how many days, whole
+    # or begun, that was after the student's due date then (0: on time, or none): decided by
+    # the receipt, never by the grading (app.courses.due_dates).
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    days_late: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     api_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))

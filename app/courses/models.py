@@ -1,12 +1,12 @@
-"""A course's settings per exercise (app.courses.policies), and the mistakes its staff named
-(app.courses.mistakes)."""
+"""A course's settings per exercise (app.courses.policies), its students' extensions of a due
+date (app.courses.due_dates), and the mistakes its staff named (app.courses.mistakes)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.models import Base, UTCDateTime, stored_enum, utcnow
@@ -19,9 +19,17 @@ class GradebookScore(StrEnum):
     LATEST = "latest"
 
 
+class LatePolicy(StrEnum):
+    """What a submission received after its due date gets (app.courses.due_dates)."""
+
+    ACCEPT = "accept"  # graded in full, and marked late
+    PENALTY = "penalty"  # marked late, and `penalty_per_day` percent off per day (or part) late
+    CLOSE = "close"  # refused
+
+
 class ExercisePolicy(Base):
     """A course's settings for one exercise; an exercise without a row takes the defaults (the
-    best score counts, no attempt budget)."""
+    best score counts, no attempt budget, no due date)."""
 
     __tablename__ = "exercise_policies"
 
@@ -36,7 +44,31 @@ class ExercisePolicy(Base):
     # token bucket); None for none.
     attempts: Mapped[int | None] = mapped_column(Integer)
     window_s: Mapped[int | None] = mapped_column(Integer)
+    # The due date staff set, and what a late submission gets (app.courses.due_dates).
+    due_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    late_policy: Mapped[LatePolicy] = mapped_column(
+        stored_enum(LatePolicy), default=LatePolicy.ACCEPT, server_default="accept"
+    )
+    penalty_per_day: Mapped[float | None] = mapped_column(Float)  # percent, with PENALTY
+    # The due date the LMS gives (its line item's endDateTime, read at each launch): it comes
+    # before `due_at`. None: the LMS gave none, or no launch read one yet.
+    lms_due_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class DueExtension(Base):
+    """A student's own due date for an exercise of the course, set by its staff: it replaces
+    every other due date for that student."""
+
+    __tablename__ = "due_extensions"
+
+    course_id: Mapped[int] = mapped_column(
+        ForeignKey("courses.id", ondelete="CASCADE"), primary_key=True
+    )
+    exercise: Mapped[str] = mapped_column(String(100), primary_key=True)
+    student_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    granted_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
 
 class CourseMistake(Base):

@@ -11,8 +11,8 @@ from app.api.deps import SessionDep, StudentQuery
 from app.api.problem_docs import responses
 from app.api.problems import OtherStudent, ReservedStudentId, Unauthorized, UnknownExercise
 from app.core.models import utcnow
-from app.courses import budgets
-from app.exercises.schemas import AttemptBudget, ExercisePublic, ExerciseSummary
+from app.courses import budgets, due_dates
+from app.exercises.schemas import AttemptBudget, DueDatePublic, ExercisePublic, ExerciseSummary
 
 router = APIRouter(prefix="/exercises", tags=["exercises"])
 
@@ -60,3 +60,22 @@ def get_attempts(
     return AttemptBudget.of(
         budgets.standing_now(session, principal.course_id, slug, student, utcnow(), visible=visible)
     )
+
+
+@router.get(
+    "/{slug}/due",
+    response_model=DueDatePublic,
+    summary="A student's due date for the exercise, and where they stand",
+    responses=responses(Unauthorized, UnknownExercise, OtherStudent, ReservedStudentId),
+)
+def get_due_date(
+    exercise: ExerciseDep,
+    principal: PrincipalDep,
+    session: SessionDep,
+    student_id: StudentQuery = None,
+) -> DueDatePublic:
+    """The student's own due date (an extension) or else the LMS's or the course's; without a
+    student, the course's. `state` says whether a submission now is on time, late, or refused."""
+    student = access.submitting_as(principal, student_id)
+    due = due_dates.due_date(session, principal.course_id, exercise.spec.slug, student)
+    return DueDatePublic.of(due, utcnow())

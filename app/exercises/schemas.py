@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.config import JsonDict
 
 from app.courses.budgets import Budget, Standing
+from app.courses.due_dates import DueDate, DueSource
+from app.courses.models import LatePolicy
 from grader.input_specs import InputSpec, LiteralValue
 from grader.proof_record import draft_reason
 from grader.sandbox.policy import importable_modules
@@ -204,4 +207,58 @@ class AttemptBudget(BaseModel):
             window_s=budget.window_s,
             remaining=standing.remaining,
             next_at=standing.next_at,
+        )
+
+
+class DueDatePublic(BaseModel):
+    """A student's due date for the exercise (app.courses.due_dates), and where they stand at
+    `now`: the page counts the time left from these two, in the student's time zone."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "due_at": "2026-12-18T23:59:00Z",
+                    "source": "lms",
+                    "late_policy": "penalty",
+                    "penalty_per_day": 10.0,
+                    "state": "open",
+                    "now": "2026-12-17T09:30:00Z",
+                }
+            ]
+        }
+    )
+
+    due_at: datetime | None = Field(description="the due date, UTC; null: none")
+    source: DueSource | None = Field(description="the LMS's, the course's or an extension")
+    late_policy: LatePolicy = Field(description="what a submission after the due date gets")
+    penalty_per_day: float | None = Field(description="percent off per day late, with penalty")
+    state: Literal["none", "open", "late", "closed"] = Field(
+        description="at `now`: no due date, before it, after it (still taken), after it (refused)"
+    )
+    now: datetime = Field(description="the service's time, UTC")
+
+    @classmethod
+    def of(cls, due: DueDate | None, now: datetime) -> DueDatePublic:
+        if due is None:
+            return cls(
+                due_at=None,
+                source=None,
+                late_policy=LatePolicy.ACCEPT,
+                penalty_per_day=None,
+                state="none",
+                now=now,
+            )
+        state: Literal["open", "late", "closed"] = "open"
+        if due.closed(now):
+            state = "closed"
+        elif now > due.due_at:
+            state = "late"
+        return cls(
+            due_at=due.due_at,
+            source=due.source,
+            late_policy=due.late_policy,
+            penalty_per_day=due.penalty_per_day,
+            state=state,
+            now=now,
         )

@@ -1,8 +1,9 @@
 """Deep linking: an instructor picks an exercise from the published catalog (a draft is left out:
 its students could not open the link until it is proven); the tool answers the platform
 with a signed LtiDeepLinkingResponse holding one ltiResourceLink: the launch URL, the exercise's
-slug as a custom parameter (it comes back in every launch of that link) and a line item, so the
-platform makes a gradebook column that the scores go to.
+slug as a custom parameter (it comes back in every launch of that link), a custom `due_at` that
+the platform fills with the link's due date (app.lti.due_dates) and a line item, so the platform
+makes a gradebook column that the scores go to.
 
 The answer is a page that posts to the request's `deep_link_return_url`: only an https URL (http
 on a loopback host, for a platform on the same machine) is followed, never `javascript:` or
@@ -21,6 +22,7 @@ from pylti1p3.lineitem import LineItem
 from app.access.signed_tokens import InvalidToken
 from app.api.api_process import ApiProcess
 from app.lti.claims import DEPLOYMENT_CLAIM
+from app.lti.due_dates import DUE_AT_VARIABLE
 from app.lti.models import LtiPlatform
 from app.lti.pages import LaunchRefused, Remedy
 from app.lti.registrations import is_lms_url, to_registration
@@ -92,7 +94,7 @@ def answer(api: ApiProcess, context_token: str, slug: str, launch_url: str) -> A
         DeepLinkResource()
         .set_url(launch_url)
         .set_title(exercise.spec.title)
-        .set_custom_params({"exercise": slug})
+        .set_custom_params({"exercise": slug, "due_at": DUE_AT_VARIABLE})
         .set_lineitem(
             LineItem()
             .set_score_maximum(LINE_ITEM_MAXIMUM)

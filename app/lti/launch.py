@@ -12,7 +12,8 @@
                 A roster missing or stale is asked for (app.lti.roster: the outbox reads it)
               - a resource-link launch of a student: the launch is stored and the browser
                 goes to the exercise page with a signed session token
-                (app.lti.sessions.LaunchSession); an exercise not published yet (a draft,
+                (app.lti.sessions.LaunchSession), after the LMS's due date for the exercise
+                is kept (app.lti.due_dates); an exercise not published yet (a draft,
                 grader.proof_record) is refused with a page that says so
               - a resource-link launch of an Instructor or TA (app.lti.roles): the course
                 dashboard, with a staff session token (app.access.staff_sessions)
@@ -36,7 +37,8 @@ from pylti1p3.oidc_login import OIDCLogin
 from app.access.staff_sessions import StaffSession
 from app.api.api_process import ApiProcess
 from app.core.models import Course
-from app.lti import claims, contexts, deep_linking, roles, roster
+from app.courses.due_dates import set_lms_due_date
+from app.lti import claims, contexts, deep_linking, due_dates, roles, roster
 from app.lti.adapters import (
     CookieJar,
     CookieToSet,
@@ -248,10 +250,13 @@ def _start_exercise(api: ApiProcess, launched: Launched, body: dict[str, Any]) -
         lineitem_url=grades.lineitem_url,
         ags_scopes=grades.scopes,
     )
-    with api.database.session() as session:
-        session.add(row)
     # The student of the launch's course: the same LMS user in two courses is two students.
     course_id = launched.binding.course_id
+    lms_due = due_dates.lms_due_date(api, launched.platform, body, grades)
+    with api.database.session() as session:
+        session.add(row)
+        if lms_due is not None:
+            set_lms_due_date(session, course_id, slug, lms_due.due_at)
     who = LaunchSession(row.id, slug, claims.student_id(launched.platform.id, sub), course_id)
     token = who.sign(api.settings)
     # In the fragment: browsers never send it to a server (no Referer, no access logs).

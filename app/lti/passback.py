@@ -10,8 +10,9 @@
                    the tool's key), retried with backoff up to `lti_score_max_attempts`.
 
 The outbox polls the database, so it posts what workers graded in scale-out too, and what was
-pending when the service stopped. The score: scoreGiven/scoreMaximum from the report,
-activityProgress Completed, gradingProgress FullyGraded, and a one-line comment per outcome.
+pending when the service stopped. The score: scoreGiven/scoreMaximum from the report (less the
+late penalty of the exercise's policy: app.courses.due_dates), activityProgress Completed,
+gradingProgress FullyGraded, and a one-line comment per outcome, after the lateness if late.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from sqlalchemy.orm import Session
 from app.core.db import Database, changed_rows
 from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings
+from app.courses.due_dates import Lateness, lateness_of
 from app.lti.adapters import HTTP_TIMEOUT_S, http_session
 from app.lti.models import LtiLaunch, LtiPlatform, LtiScorePost
 from app.lti.registrations import to_registration
@@ -110,16 +112,17 @@ def comment(report: Report) -> str:
     return text[:_COMMENT_LIMIT]
 
 
-def grade_for(report: Report, user_id: str, timestamp: str) -> Grade:
+def grade_for(report: Report, user_id: str, timestamp: str, lateness: Lateness) -> Grade:
+    late = lateness.note(report.score, report.max_score)
     return (
         Grade()
-        .set_score_given(report.score)
+        .set_score_given(report.score * lateness.factor)
         .set_score_maximum(report.max_score)
         .set_activity_progress("Completed")
         .set_grading_progress("FullyGraded")
         .set_timestamp(timestamp)
         .set_user_id(user_id)
-        .set_comment(comment(report))
+        .set_comment(f"{late} {comment(report)}"[:_COMMENT_LIMIT] if late else comment(report))
     )
 
 
@@ -134,6 +137,7 @@ def post_score(database: Database, settings: AppSettings, post_id: int) -> None:
         platform = session.get(LtiPlatform, launch.platform_id)
         assert platform is not None and submission.report is not None
         report = Report.model_validate(submission.report)
+        lateness = lateness_of(session, submission)
         finished = submission.finished_at or utcnow()
     if not launch.lineitem_url or SCORE_SCOPE not in launch.ags_scopes:
         raise LtiException("the launch granted no line item with the score scope")
@@ -142,7 +146,7 @@ def post_score(database: Database, settings: AppSettings, post_id: int) -> None:
     )
     service_data = {"scope": launch.ags_scopes, "lineitem": launch.lineitem_url}
     ags = AssignmentsGradesService(connector, service_data)  # type: ignore[arg-type]
-    ags.put_grade(grade_for(report, launch.user_id, finished.isoformat()))
+    ags.put_grade(grade_for(report, launch.user_id, finished.isoformat(), lateness))
 
 
 def score_channel(database: Database, settings: AppSettings) -> Channel:

@@ -5,6 +5,7 @@ session token (`Authorization: Bearer ...`, app.lti.sessions.LaunchSession).
     GET      /lti/submissions    that student's history of the launch's exercise
     GET      /lti/submissions/ID one of that student's submissions
     GET      /lti/attempts       that student's standing in the exercise's attempt budget
+    GET      /lti/due            that student's due date for the exercise
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from app.api.problems import (
     QueueFull,
     RateLimited,
     SubmissionNotFound,
+    SubmissionsClosed,
     TooManyInFlight,
     Unauthorized,
 )
@@ -39,8 +41,8 @@ from app.api.submission_schemas import (
     SubmissionPublic,
 )
 from app.core.models import Submission, utcnow
-from app.courses import budgets
-from app.exercises.schemas import AttemptBudget
+from app.courses import budgets, due_dates
+from app.exercises.schemas import AttemptBudget, DueDatePublic
 from app.lti import passback
 from app.lti.sessions import LaunchSession
 from app.submissions import following
@@ -89,7 +91,13 @@ def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> Subm
     response_model=SubmissionAccepted,
     summary="Submit as the launched student",
     responses=responses(
-        Unauthorized, PayloadTooLarge, RateLimited, AttemptsUsedUp, TooManyInFlight, QueueFull
+        Unauthorized,
+        PayloadTooLarge,
+        RateLimited,
+        AttemptsUsedUp,
+        SubmissionsClosed,
+        TooManyInFlight,
+        QueueFull,
     ),
 )
 async def submit(
@@ -149,3 +157,14 @@ def get_attempts(who: LaunchSessionDep, session: SessionDep) -> AttemptBudget:
     return AttemptBudget.of(
         budgets.standing_now(session, who.course_id, who.exercise, who.student_id, utcnow())
     )
+
+
+@router.get(
+    "/due",
+    response_model=DueDatePublic,
+    summary="The launched student's due date for the exercise",
+    responses=responses(Unauthorized),
+)
+def get_due_date(who: LaunchSessionDep, session: SessionDep) -> DueDatePublic:
+    due = due_dates.due_date(session, who.course_id, who.exercise, who.student_id)
+    return DueDatePublic.of(due, utcnow())

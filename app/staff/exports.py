@@ -45,26 +45,33 @@ def _score(value: float | None) -> str:
 
 def gradebook_csv(session: Session, course_id: int, catalog: Catalog) -> str:
     """One row per student (who submitted, or is enrolled in the LMS roster), a column per
-    exercise served: the gradebook score (by the exercise's policy), empty where the student has
-    none; then their name in the roster, and whether they submitted anything. Under the heading,
-    the row of each exercise's maximum."""
+    exercise served: the gradebook score (by the exercise's policy, its late penalty applied),
+    empty where the student has none; then `late` (the exercises whose score is a late
+    submission's, space-separated), their name in the roster, and whether they submitted
+    anything. Under the heading, the row of each exercise's maximum."""
     exercises = list(catalog)
     slugs = [exercise.spec.slug for exercise in exercises]
     scores = student_scores(course_id)
-    rows = session.execute(select(scores.c.student_id, scores.c.exercise, scores.c.score)).all()
+    rows = session.execute(
+        select(scores.c.student_id, scores.c.exercise, scores.c.score, scores.c.late)
+    ).all()
     enrolled = enrolled_students(session, course_id)
     by_student: dict[str, dict[str, float | None]] = {student: {} for student in enrolled}
-    for student, exercise, score in rows:
+    late: dict[str, list[str]] = {}
+    for student, exercise, score, was_late in rows:
         by_student.setdefault(student, {})[exercise] = score
+        if was_late:
+            late.setdefault(student, []).append(exercise)
     out = io.StringIO()
     writer = SafeCsvWriter(out)
-    writer.writerow(["student_id", *slugs, "name", "status"])
+    writer.writerow(["student_id", *slugs, "late", "name", "status"])
     maxima = (_score(exercise.spec.max_score) for exercise in exercises)
-    writer.writerow([POINTS_POSSIBLE, *maxima, "", ""])
+    writer.writerow([POINTS_POSSIBLE, *maxima, "", "", ""])
     for student, scored in sorted(by_student.items()):
-        status = "submitted" if scored else NOT_SUBMITTED
         cells = (_score(scored.get(slug)) for slug in slugs)
-        writer.writerow([student, *cells, enrolled.get(student, ""), status])
+        late_ones = " ".join(slug for slug in slugs if slug in late.get(student, ()))
+        status = "submitted" if scored else NOT_SUBMITTED
+        writer.writerow([student, *cells, late_ones, enrolled.get(student, ""), status])
     return out.getvalue()
 
 

@@ -23,7 +23,7 @@ from app.api.problems import (
 )
 from app.core.student_ids import StudentId
 from app.courses import policies
-from app.courses.policies import ExercisePolicyBody
+from app.courses.policies import ExercisePolicyBody, ExercisePolicyPublic
 from app.staff import (
     clusters,
     concept_export,
@@ -249,26 +249,26 @@ def concepts_file(course: StaffCourseDep, session: SessionDep) -> Response:
 
 @router.get(
     "/exercises/{slug}/policy",
-    response_model=ExercisePolicyBody,
+    response_model=ExercisePolicyPublic,
     summary="An exercise's settings in the course",
     responses=_EXERCISE,
 )
 def get_policy(
     course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep
-) -> ExercisePolicyBody:
+) -> ExercisePolicyPublic:
     """Which score the gradebook takes, and the attempt budget (none by default)."""
     return policies.read_policy(session, course.id, exercise.spec.slug)
 
 
 @router.put(
     "/exercises/{slug}/policy",
-    response_model=ExercisePolicyBody,
+    response_model=ExercisePolicyPublic,
     summary="Change an exercise's settings in the course",
     responses=_EXERCISE,
 )
 def put_policy(
     course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep, body: ExercisePolicyBody
-) -> ExercisePolicyBody:
+) -> ExercisePolicyPublic:
     """The gradebook's score (`best` or `latest`) and an optional attempt budget: `attempts`
     per `window_s` seconds, both or neither. Replaces the previous settings."""
     return policies.write_policy(session, course.id, exercise.spec.slug, body)

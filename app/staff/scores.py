@@ -13,6 +13,7 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import SQLCoreOperations
 
 from app.core.models import Submission, SubmissionStatus
+from app.courses.due_dates import penalised_score
 from app.courses.models import ExercisePolicy, GradebookScore
 from grader.report import ReportStatus
 
@@ -47,17 +48,24 @@ def student_scores(
 ) -> Subquery:
     """Per exercise and student: attempts, passed, best, latest and max score (of the latest
     scored submission), the exercise's gradebook policy and the gradebook score (`score`, and
-    `fraction` of the max score). Students with an id only."""
+    `fraction` of the max score), and whether that score is a late submission's (`late`).
+    Scores are as the late policy leaves them (app.courses.due_dates: a penalty per day
+    late). Students with an id only."""
     wanted = [graded(course_id, exercise), Submission.student_id.is_not(None)]
     if student_id is not None:
         wanted.append(Submission.student_id == student_id)
+    counted = penalised_score(
+        Submission.score, Submission.days_late, course_id, Submission.exercise
+    )
+    on_time = SCORED & (Submission.days_late == 0)
     per_student = (
         select(
             Submission.exercise,
             Submission.student_id,
             func.count().label("attempts"),
             func.max(case((PASSED, 1), else_=0)).label("passed"),
-            func.max(case((SCORED, Submission.score))).label("best"),
+            func.max(case((SCORED, counted))).label("best"),
+            func.max(case((on_time, Submission.score))).label("best_on_time"),
             # Ids grow with time (ULIDs): the greatest is the latest.
             func.max(case((SCORED, Submission.id))).label("latest_id"),
         )
@@ -66,8 +74,13 @@ def student_scores(
         .subquery()
     )
     latest = aliased(Submission)
+    latest_score = penalised_score(latest.score, latest.days_late, course_id, latest.exercise)
     policy = func.coalesce(ExercisePolicy.gradebook, GradebookScore.BEST.value)
-    chosen = case((policy == GradebookScore.LATEST.value, latest.score), else_=per_student.c.best)
+    takes_latest = policy == GradebookScore.LATEST.value
+    chosen = case((takes_latest, latest_score), else_=per_student.c.best)
+    # The best is late when no submission on time scored as much (a tie goes to the one on time).
+    best_late = per_student.c.best > func.coalesce(per_student.c.best_on_time, literal(-1.0))
+    late = case((takes_latest, latest.days_late > 0), else_=best_late)
     return (
         select(
             per_student.c.exercise,
@@ -75,11 +88,12 @@ def student_scores(
             per_student.c.attempts,
             per_student.c.passed,
             per_student.c.best,
-            latest.score.label("latest"),
+            latest_score.label("latest"),
             latest.max_score,
             policy.label("gradebook"),
             chosen.label("score"),
             fraction(chosen, latest.max_score).label("fraction"),
+            late.label("late"),
         )
         .outerjoin(latest, latest.id == per_student.c.latest_id)
         .outerjoin(

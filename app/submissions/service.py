@@ -14,12 +14,18 @@ from sqlalchemy.orm import Session, defer
 from app.access import rules as access
 from app.access.auth import Principal
 from app.api.api_process import ApiProcess
-from app.api.problems import AttemptsUsedUp, IdempotencyKeyReused, Problem, RateLimited
+from app.api.problems import (
+    AttemptsUsedUp,
+    IdempotencyKeyReused,
+    Problem,
+    RateLimited,
+    SubmissionsClosed,
+)
 from app.api.submission_schemas import SubmissionCreate, SubmissionPage, SubmissionSummary
 from app.core.db import changed_rows
 from app.core.logs import bound_submission
 from app.core.models import Submission, SubmissionStatus, utcnow
-from app.courses import budgets
+from app.courses import budgets, due_dates
 from app.submissions import admission, fair_order
 
 log = logging.getLogger(__name__)
@@ -45,7 +51,8 @@ def accept(
     """Store the submission (committed) and hand it to the dispatcher.
 
     Order: replay of an Idempotency-Key first (a retry is answered even when limits would bite),
-    then rate limits (429), the insert with the attempt budget (429) and its rank in line
+    then rate limits (429), the receipt (its time and lateness; 403 past a closed due date),
+    the insert with the attempt budget (429) and its rank in line
     (app.submissions.fair_order), admission (app.submissions.admission: 429 past a caller's
     submissions in flight, 503 past the disk's guard), the hand-over. The budget is counted in
     the insert's transaction, under the student's lock (app.courses.budgets.lock_student), so
@@ -73,6 +80,7 @@ def accept(
     )
     try:
         with api.database.session() as session:
+            _receive(session, principal, row)
             row.queue_rank = fair_order.rank_at_accept(
                 session, principal, row, api.settings.fair_window_s
             )
@@ -91,6 +99,21 @@ def accept(
             _withdraw(api, row.id, refusal)
         api.dispatcher.submit(row.id)
     return Accepted(row, replayed=False)
+
+
+def _receive(session: Session, principal: Principal, row: Submission) -> None:
+    """Stamp the row with the moment it is received and how late that is for its student
+    (app.courses.due_dates): what decides its lateness, whenever it is graded. Past a due date
+    that closes the exercise, refuse it (but from the course's staff)."""
+    received = utcnow()
+    row.created_at = received
+    due = due_dates.due_date(session, row.course_id, row.exercise, row.student_id)
+    if due is None:
+        return
+    if due.closed(received) and not access.is_staff_of(principal, principal.course_id):
+        log.info("refused: past the due date", extra={"student_id": row.student_id})
+        raise SubmissionsClosed(due_dates.closed_message(due))
+    row.days_late = due.days_late(received)
 
 
 def _store_within_budget(session: Session, principal: Principal, row: Submission) -> None:

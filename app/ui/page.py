@@ -146,6 +146,7 @@ Press <kbd>Esc</kbd> then <kbd>Tab</kbd> to leave the editor.</p>
 <button type="button" id="reset">Reset to the starter</button>
 <p id="status" class="status" role="status" aria-live="polite"></p>
 <p id="attempts" class="attempts" hidden></p>
+<p id="due" class="due" hidden></p>
 </div>
 </div>
 <div class="pane" id="pane-report">

@@ -117,6 +117,12 @@ export function attempts(exercise, studentId) {
   return call(`/exercises/${encodeURIComponent(exercise)}/attempts${asStudent(studentId)}`);
 }
 
+// The student's due date for the exercise, and its late policy ({due_at: null} without one).
+export function due(exercise, studentId) {
+  if (launched) return call("/due");
+  return call(`/exercises/${encodeURIComponent(exercise)}/due${asStudent(studentId)}`);
+}
+
 // Where the student stands on every exercise ({exercise, status, best_score, max_score, ...}).
 export function progress(studentId) {
   return call(`/progress${asStudent(studentId)}`);

@@ -3,6 +3,7 @@
 import katex from "katex";
 import * as api from "./api.js";
 import { showAttempts } from "./attempts.js";
+import { showDue } from "./due.js";
 import { createEditor } from "./editor.js";
 import { progressTeller, statusWords } from "./line.js";
 import { reportedLines, saidLines } from "./marks.js";
@@ -27,6 +28,7 @@ const studentInput = document.getElementById("student-id");
 const signInNotice = document.getElementById("sign-in");
 const loadCodeButton = document.getElementById("load-code");
 const attemptsLine = document.getElementById("attempts");
+const dueLine = document.getElementById("due");
 
 for (const node of document.querySelectorAll(".statement .math")) {
   katex.render(node.textContent, node, {
@@ -83,6 +85,7 @@ async function refreshHistory() {
   const studentId = studentInput.value.trim();
   if (locked || (!studentId && !api.signedIn)) return [];
   showAttempts(attemptsLine, data.slug, studentId);
+  showDue(dueLine, data.slug, studentId);
   try {
     const page = await api.history(studentId, data.slug);
     renderHistory(historyList, page.items, (id) => reopen(id, { focus: true, lead: "That submission" }));

@@ -5,8 +5,9 @@ Secure cookies come along) and an httpx client (the platform).
 
 Routes: /jwks, /auth (the OIDC auth endpoint: answers with the auto-posting launch form),
 /token (client credentials, the tool's signed assertion checked against the tool's JWKS),
-/lineitems/{id}/scores (the gradebook), /deep-link-return (the deep-linking answer, checked),
-/memberships (the course's roster, Names and Role Provisioning: paged, rate limited on demand).
+/lineitems/{id} (the line item, once a test gives one), /lineitems/{id}/scores (the gradebook),
+/deep-link-return (the deep-linking answer, checked), /memberships (the course's roster, Names
+and Role Provisioning: paged, rate limited on demand).
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ DEPLOYMENT_ID = "deployment-1"
 CONTEXT_ID = "course-1"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 MEMBERSHIPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+LINEITEM_SCOPES = [
+    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly",
+]
 
 
 def _rsa_pair() -> tuple[str, str]:
@@ -98,6 +103,8 @@ class Platform:
     roster_page_size: int = 2
     roster_failures: list[int] = field(default_factory=list)
     roster_requests: list[str] = field(default_factory=list)
+    # What GET of the line item answers (its endDateTime, ...); None: 404, it cannot be read.
+    lineitem: dict[str, Any] | None = None
 
     def memberships_url(self) -> str:
         return f"{self.url}/memberships"
@@ -211,6 +218,21 @@ def _platform_app(platform: Platform) -> FastAPI:
         except Exception as error:
             platform.refusals.append(f"token: {error}")
             return JSONResponse({"error": "invalid_client"}, status_code=400)
+
+    @app.get("/lineitems/{item}")
+    def lineitem(item: str, request: Request) -> Response:
+        conf = platform.conf()
+        conf.get_registration()
+        bearer = request.headers.get("authorization", "").removeprefix("Bearer ")
+        if not conf.validate_token(bearer, allowed_scopes=LINEITEM_SCOPES):
+            platform.refusals.append("lineitem: token without a line item scope")
+            return Response(status_code=403)
+        if platform.lineitem is None:
+            return Response(status_code=404)
+        return JSONResponse(
+            {"id": f"{platform.url}/lineitems/{item}", **platform.lineitem},
+            media_type="application/vnd.ims.lis.v2.lineitem+json",
+        )
 
     @app.post("/lineitems/{item}/scores")
     async def scores(item: str, request: Request) -> Response:

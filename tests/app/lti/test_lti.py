@@ -24,7 +24,7 @@ from platform_support import (
     start_launch,
 )
 from sqlalchemy import select
-from tool_support import refusal_reason, registered_platform, serve_tool
+from tool_support import launch_student, refusal_reason, registered_platform, serve_tool
 
 from app.access.api_keys import create_key
 from app.core.models import Role
@@ -46,16 +46,6 @@ def tool(make_settings: SettingsFactory, grader: Grader) -> Iterator[TestClient]
 def platform(tool: TestClient) -> Iterator[Platform]:
     with registered_platform(tool) as served:
         yield served
-
-
-def launch_student(tool: TestClient, platform: Platform) -> str:
-    platform.next_launch.exercise = SEED
-    answer = post_launch(tool, start_launch(tool, platform))
-    assert answer.status_code == 303, answer.text
-    page = urlparse(answer.headers["location"])
-    assert page.path == f"/exercises/{SEED}"
-    token: str = parse_qs(page.fragment)["lti_session"][0]
-    return token
 
 
 def score_posts(tool: TestClient) -> list[LtiScorePost]:
@@ -134,7 +124,7 @@ def test_deep_linking_returns_a_signed_resource_link_with_a_line_item(
     (item,) = platform.content_items
     assert item["type"] == "ltiResourceLink"
     assert item["url"] == "https://testserver/lti/launch"
-    assert item["custom"] == {"exercise": SEED}
+    assert item["custom"] == {"exercise": SEED, "due_at": "$ResourceLink.submission.endDateTime"}
     assert item["lineItem"]["resourceId"] == SEED
     assert item["lineItem"]["scoreMaximum"] > 0
     claims = jwt.decode(jwt_value, options={"verify_signature": False})

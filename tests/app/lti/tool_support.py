@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from html import unescape
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import pytest
+from app_support import SEED
 from fastapi.testclient import TestClient
-from platform_support import Platform, register, serve_platform
+from platform_support import Platform, post_launch, register, serve_platform, start_launch
 
 from app.core.settings import AppSettings
 from app.main import create_app
@@ -52,3 +54,14 @@ def registered_platform(tool: TestClient) -> Iterator[Platform]:
     with serve_platform(tool.get("/lti/jwks").json()) as served:
         register(tool, served)
         yield served
+
+
+def launch_student(tool: TestClient, platform: Platform) -> str:
+    """A student's launch of the seed exercise; returns the page's session token."""
+    platform.next_launch.exercise = SEED
+    answer = post_launch(tool, start_launch(tool, platform))
+    assert answer.status_code == 303, answer.text
+    page = urlparse(answer.headers["location"])
+    assert page.path == f"/exercises/{SEED}"
+    token: str = parse_qs(page.fragment)["lti_session"][0]
+    return token

@@ -26,6 +26,8 @@ from grader.catalog import Catalog
 
 SEED = "multi-headed-self-attention"
 COURSE = "ml-101"
+# What a policy says of due dates when it sets none (tests/app/courses/test_due_dates.py).
+NO_DUE_DATE = {"due_at": None, "late_policy": "accept", "penalty_per_day": None, "lms_due_at": None}
 ROUTES = [
     ("GET", "/exercises"),
     ("GET", f"/exercises/{SEED}/stats"),
@@ -162,10 +164,10 @@ def test_the_gradebook_has_each_maximum_then_a_row_per_student_with_the_policy_s
     assert best.headers["content-type"].startswith("text/csv")
     assert "attachment" in best.headers["content-disposition"]
     heading, maxima, *rows = list(csv.reader(io.StringIO(best.text)))
-    # The roster's columns last: no roster here, so no names, and everyone submitted.
-    assert heading == ["student_id", *catalog.slugs(), "name", "status"]
-    assert maxima == ["Points Possible", *(f"{e.spec.max_score:g}" for e in catalog), "", ""]
-    assert {tuple(row[-2:]) for row in rows} == {("", "submitted")}
+    # The roster's columns last: no roster here, so no names, and everyone submitted; none late.
+    assert heading == ["student_id", *catalog.slugs(), "late", "name", "status"]
+    assert maxima == ["Points Possible", *(f"{e.spec.max_score:g}" for e in catalog), "", "", ""]
+    assert {tuple(row[-3:]) for row in rows} == {("", "", "submitted")}
     column = heading.index(SEED)
     scores = {row[0]: row[column] for row in rows}
     assert scores["ada"] == "10"
@@ -227,6 +229,7 @@ def test_a_policy_with_half_a_budget_or_an_unknown_score_is_refused(
         "gradebook": "best",
         "attempts": None,
         "window_s": None,
+        **NO_DUE_DATE,
     }
 
 
@@ -235,13 +238,14 @@ def test_a_policy_is_stored_and_replaced_whole(staffed: Staffed) -> None:
     admin = staffed.headers("admin")
     budget = {"gradebook": "latest", "attempts": 5, "window_s": 3600}
 
-    assert staffed.client.put(path, json=budget, headers=admin).json() == budget
-    assert staffed.client.get(path, headers=admin).json() == budget
+    assert staffed.client.put(path, json=budget, headers=admin).json() == budget | NO_DUE_DATE
+    assert staffed.client.get(path, headers=admin).json() == budget | NO_DUE_DATE
     staffed.client.put(path, json={"gradebook": "best"}, headers=admin)
     assert staffed.client.get(path, headers=admin).json() == {
         "gradebook": "best",
         "attempts": None,
         "window_s": None,
+        **NO_DUE_DATE,
     }
     unknown = staffed.client.get(f"/v1/courses/{COURSE}/exercises/nope/policy", headers=admin)
     assert unknown.status_code == 404

@@ -280,7 +280,15 @@ def test_the_policy_form_saves_and_the_figures_follow(browser: Browser, served: 
     page.locator("#policy button[type=submit]").click()
     expect(page.locator("#dash-status")).to_have_text("Policy saved.")
     policy = served.get(f"/exercises/{exercise}/policy")
-    assert policy == {"gradebook": "latest", "attempts": 5, "window_s": 24 * 3600}
+    assert policy == {
+        "gradebook": "latest",
+        "attempts": 5,
+        "window_s": 24 * 3600,
+        "due_at": None,
+        "late_policy": "accept",
+        "penalty_per_day": None,
+        "lms_due_at": None,
+    }
     # The figures were drawn again with the latest scores.
     expect(page.locator(".exercise-detail > p.facts")).to_contain_text("latest score")
     check_exercise(page, served.get(f"/exercises/{exercise}/stats"))

@@ -31,7 +31,7 @@ def test_the_page_renders_the_statement_and_carries_the_starter(
     data = re.search(r'<script type="application/json" id="exercise-data">(.*?)</script>', html)
     assert data is not None
     assert json.loads(data.group(1))["starter"] == catalog.get(SEED).starter
-    for island in ('id="editor"', 'id="submit"', 'id="report"', 'id="history"'):
+    for island in ('id="editor"', 'id="submit"', 'id="report"', 'id="history"', 'id="due"'):
         assert island in html
     assert 'role="status" aria-live="polite"' in html
     assert '<label for="student-id">' in html

@@ -6,6 +6,7 @@ sandbox, Debian's Chromium; screenshots in var/screenshots."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -114,3 +115,39 @@ def test_a_student_sees_the_attempts_left_and_past_them_when_the_next_comes_back
     )
     page.screenshot(path=SHOTS / "attempts-used-up.png")
     page.close()
+
+
+def test_a_student_reads_the_time_left_in_their_time_zone_then_that_it_closed(
+    browser: Browser, course: Deployment
+) -> None:
+    key = course.command("keys", "create", "--course", "ml-101", "--role", "instructor")
+    policy_url = f"{course.url}/v1/courses/ml-101/exercises/{SEED}/policy"
+    due_at = datetime.now(UTC) + timedelta(days=2, hours=3, minutes=30)
+    policy = {"gradebook": "best", "due_at": due_at.isoformat(), "late_policy": "close"}
+    assert httpx.put(policy_url, json=policy, headers={"X-API-Key": key}).status_code == 200
+    link = course.command(
+        "students", "link", "--course", "ml-101", "--student", "hopper", "--exercise", SEED
+    )
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, timezone_id="Asia/Tokyo", locale="en-US"
+    )
+    page = context.new_page()
+    open_page(page, link)
+    due = page.locator("#due")
+    expect(due).to_contain_text("Due ")
+    expect(due).to_contain_text("GMT+9")  # the student's zone; the service sent UTC
+    expect(due).to_contain_text("2 days 3 hours left (no submission is taken after it).")
+    expect(due).to_have_attribute("data-state", "open")
+
+    policy["due_at"] = (datetime.now(UTC) - timedelta(minutes=5)).isoformat()
+    assert httpx.put(policy_url, json=policy, headers={"X-API-Key": key}).status_code == 200
+    page.reload()
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    expect(due).to_have_attribute("data-state", "closed")
+    expect(due).to_contain_text("Closed: this was due ")
+    type_solution(page, CORRECT)
+    page.locator("#submit").click()
+    expect(page.locator("#status")).to_contain_text("Not graded: this exercise was due at ")
+    page.screenshot(path=SHOTS / "due-date-closed.png")
+    httpx.put(policy_url, json={"gradebook": "best"}, headers={"X-API-Key": key})
+    context.close()

@@ -1,6 +1,9 @@
 // An exercise's policy in a small form (GET and PUT .../policy): which score the gradebook takes,
-// and an optional attempt budget (N attempts per window, refilled evenly).
+// and an optional attempt budget (N attempts per window, refilled evenly). The due date and late
+// policy are set through the API: the form sends them back as it read them.
 import { h } from "../dom.js";
+
+const DUE_FIELDS = ["due_at", "late_policy", "penalty_per_day"];
 
 const HOUR_S = 3600;
 
@@ -24,9 +27,11 @@ export function policyForm(api, slug, onSaved) {
     line,
   );
 
+  let due = {};
   api
     .policy(slug)
     .then((policy) => {
+      due = Object.fromEntries(DUE_FIELDS.map((name) => [name, policy[name]]));
       gradebook.value = policy.gradebook;
       attempts.value = policy.attempts ?? "";
       hours.value = policy.window_s ? String(policy.window_s / HOUR_S) : "";
@@ -43,6 +48,7 @@ export function policyForm(api, slug, onSaved) {
       return;
     }
     const policy = {
+      ...due,
       gradebook: gradebook.value,
       attempts: budget ? Number(attempts.value) : null,
       window_s: budget ? Math.round(Number(hours.value) * HOUR_S) : null,
