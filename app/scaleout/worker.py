@@ -25,7 +25,7 @@ import logging
 from contextlib import ExitStack
 from typing import Any
 
-from celery import Celery, signals
+from celery import Celery, Task, signals
 from prometheus_client import start_http_server
 
 from app.core.metrics import Metrics
@@ -36,15 +36,28 @@ from app.scaleout.broker import GRADE_TASK, GRADING_QUEUE
 log = logging.getLogger(__name__)
 
 
+# A hand-over that fails (the database gone for a moment) is sent again, every RETRY_S for about
+# a minute: each accepted submission counts on one hand-over grading one submission in line, and
+# a failed one is acknowledged all the same (late acks ack a failure), which would leave the
+# line a submission longer than its hand-overs until the sweeper took it back when its dispatch
+# lease ran out, an hour later. A hand-over sent once too often finds nothing queued: harmless.
+RETRY_S = 5
+RETRIES = 12
+
+
 def register_grade_task(celery: Celery, context: GradingContext) -> None:
     """The one task: the grading job both paths share, on this worker's context; it grades the
     first submission in line, the one it names when none is queued."""
 
-    def grade(submission_id: str) -> None:
-        grade_next(submission_id, context)
+    def grade(task: Task[[str], None], submission_id: str) -> None:
+        try:
+            grade_next(submission_id, context)
+        except Exception as error:
+            log.exception("the hand-over failed; it is sent again in %d s", RETRY_S)
+            raise task.retry(exc=error, countdown=RETRY_S, max_retries=RETRIES) from error
 
     # Not shared: Celery would register it, bound to this context, on every app made later too.
-    celery.task(name=GRADE_TASK, shared=False)(grade)
+    celery.task(name=GRADE_TASK, shared=False, bind=True)(grade)
 
 
 def serve_metrics(settings: AppSettings, metrics: Metrics, stack: ExitStack) -> None:

@@ -27,13 +27,14 @@ from celery import Celery
 from pydantic import ValidationError
 from scaleout_support import RedisNamespace, redis_namespace
 from sqlalchemy import delete, select
+from sqlalchemy.exc import OperationalError
 
 from app.cli import main
 from app.core.db import Database
 from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings, get_settings
 from app.grading.job import GradingContext
-from app.grading.leases import DISPATCHED
+from app.grading.leases import DISPATCHED, Leases
 from app.outbox.models import WebhookDelivery
 from app.scaleout.broker import GRADE_TASK, GRADING_QUEUE, make_celery
 from app.scaleout.notify import DoneListener, DonePublisher
@@ -228,6 +229,29 @@ def test_the_grade_task_grades_under_its_lease_and_drops_it(
     celery_app.tasks[GRADE_TASK](other)
     assert seen == ["worker-here"]
     assert load_submission(database, other).attempts == 1
+
+
+def test_a_hand_over_that_fails_is_sent_again_and_grades_its_submission(
+    scaled: Any, database: Database, grader: Grader, celery_app: Celery
+) -> None:
+    """Late acks acknowledge a failed task: without a retry, the submission would wait for the
+    sweeper until its dispatch lease ran out (an hour)."""
+    context = GradingContext(settings=scaled(), database=database, grader=grader, holder="w")
+    register_grade_task(celery_app, context)
+    submission_id = store_submission(database)
+    real_claim = Leases.claim_next
+    failures = [OperationalError("SELECT", {}, Exception("the database went away"))]
+
+    def claim_next(leases: Leases, handed_id: str, holder: str) -> Any:
+        if failures:
+            raise failures.pop()
+        return real_claim(leases, handed_id, holder)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Leases, "claim_next", claim_next)
+        outcome = celery_app.tasks[GRADE_TASK].apply(args=(submission_id,))
+    assert outcome.successful() and failures == []
+    assert load_submission(database, submission_id).status is SubmissionStatus.DONE
 
 
 # --- rate limits shared by API replicas
