@@ -7,7 +7,7 @@ import json
 import logging
 import sys
 
-from app import serving
+from app.api import serving
 from app.assembly import build_worker
 from app.core import logs
 from app.core.settings import AppSettings, get_settings, url_address

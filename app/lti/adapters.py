@@ -10,12 +10,15 @@ is refused, on any replica. pylti1p3's calls block (they fetch the platform's ke
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 import requests
 from pylti1p3.cookie import CookieService
+from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.redirect import Redirect
 from pylti1p3.request import Request
 from pylti1p3.session import SessionService
@@ -24,6 +27,7 @@ from sqlalchemy import delete, select, update
 from app.core.db import Database, changed_rows
 from app.core.models import utcnow
 from app.lti.models import LtiLogin
+from app.outbox.sender import Undelivered
 
 COOKIE_PREFIX = "lti1p3-"
 # Expired logins deleted by each new login, at most: more than one login makes, so the table
@@ -159,3 +163,17 @@ def http_session() -> requests.Session:
     session = TimeoutSession()
     session.headers["User-Agent"] = "autograder-lti"
     return session
+
+
+@contextmanager
+def lms_call(what: str = "") -> Iterator[None]:
+    """An outbox attempt's call to the LMS: its failure (an error answer, or none) raised as the
+    outbox's Undelivered, with `what` the call where an attempt makes more than one."""
+    said = f"{what}: " if what else ""
+    try:
+        yield
+    except LtiServiceException as failure:
+        status = failure.response.status_code
+        raise Undelivered(f"{said}HTTP {status}: {failure.response.text[:300]}", status) from None
+    except (LtiException, requests.RequestException) as failure:
+        raise Undelivered(f"{said}{type(failure).__name__}: {failure}") from None

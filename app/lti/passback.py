@@ -18,10 +18,9 @@ gradingProgress FullyGraded, and a one-line comment per outcome, after the laten
 from __future__ import annotations
 
 from pylti1p3.assignments_grades import AssignmentsGradesService
-from pylti1p3.exception import LtiException, LtiServiceException
+from pylti1p3.exception import LtiException
 from pylti1p3.grade import Grade
 from pylti1p3.service_connector import ServiceConnector
-from requests import RequestException
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -29,12 +28,12 @@ from app.core.db import Database, changed_rows
 from app.core.models import Submission, SubmissionStatus, utcnow
 from app.core.settings import AppSettings
 from app.courses.due_dates import Lateness, lateness_of
-from app.lti.adapters import HTTP_TIMEOUT_S, http_session
+from app.lti.adapters import HTTP_TIMEOUT_S, http_session, lms_call
 from app.lti.models import LtiLaunch, LtiPlatform, LtiScorePost
 from app.lti.registrations import to_registration
 from app.lti.tool_key import tool_key
 from app.outbox.models import OutboxStatus
-from app.outbox.sender import Channel, Retry, Undelivered
+from app.outbox.sender import Channel, Retry
 from grader.report import TEST_NAMES_SEPARATOR, Report, ReportStatus, TestStatus
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -153,13 +152,8 @@ def score_channel(database: Database, settings: AppSettings) -> Channel:
     """Score posts as the outbox sends them."""
 
     def send(post_id: int) -> None:
-        try:
+        with lms_call():
             post_score(database, settings, post_id)
-        except LtiServiceException as failure:
-            status = failure.response.status_code
-            raise Undelivered(f"HTTP {status}: {failure.response.text[:300]}", status) from None
-        except (LtiException, RequestException) as failure:
-            raise Undelivered(f"{type(failure).__name__}: {failure}") from None
 
     retry = Retry(
         settings.lti_score_max_attempts,

@@ -21,9 +21,7 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 import httpx
-from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.service_connector import ServiceConnector
-from requests import RequestException
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
@@ -31,7 +29,7 @@ from app.core.callback_urls import CallbackPolicy
 from app.core.db import Database
 from app.core.models import utcnow
 from app.core.settings import AppSettings
-from app.lti.adapters import http_session
+from app.lti.adapters import http_session, lms_call
 from app.lti.models import (
     MAX_URL,
     LtiContext,
@@ -175,16 +173,11 @@ def roster_channel(database: Database, settings: AppSettings, client: httpx.Clie
 
     def send(sync_id: int) -> None:
         try:
-            sync(database, settings, client, sync_id)
+            with lms_call("token"):
+                sync(database, settings, client, sync_id)
         except RosterUnreadable as failure:
             error, status, permanent = str(failure), failure.status_code, failure.permanent
             raise Undelivered(error, status, permanent=permanent) from None
-        except LtiServiceException as failure:
-            status = failure.response.status_code
-            text = failure.response.text[:300]
-            raise Undelivered(f"token: HTTP {status}: {text}", status) from None
-        except (LtiException, RequestException) as failure:
-            raise Undelivered(f"token: {type(failure).__name__}: {failure}") from None
 
     retry = Retry(
         settings.lti_roster_max_attempts,
