@@ -16,7 +16,6 @@ from enum import StrEnum
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from grader.compare import compare_outputs
 from grader.contract import FORWARD, Arg, Call, CallOutcome, Execution, Termination
 from grader.hidden_verdicts import HiddenRun
 from grader.judge import error_message, output_check
@@ -118,7 +117,7 @@ def _detail(
     outcome = execution.outcomes.get(case.call.id)
     if outcome is None:
         return _unfinished(plan, test, case, execution, passed).model_copy(update=shown)
-    return _judged(plan, test, case, execution, outcome, passed=passed).model_copy(update=shown)
+    return _judged(plan, test, case, hidden, outcome, passed=passed).model_copy(update=shown)
 
 
 def _not_run(
@@ -151,14 +150,13 @@ def _judged(
     plan: ExercisePlan,
     test: TestPlan,
     case: Case,
-    execution: Execution,
+    hidden: HiddenRun,
     outcome: CallOutcome,
     *,
     passed: bool,
 ) -> HiddenTestDetail:
-    """A test whose call came back: the error it raised, or its outputs' comparisons and, where
-    they all match, its gradient pass. One that passed is not compared again: its bit says every
-    output matched, and a correct submission costs the grading nothing more."""
+    """A test whose call came back: the error it raised, or its outputs' comparisons (those its
+    bit was judged on, not made again) and, where they all match, its gradient pass."""
     ran = HiddenTestDetail(
         name=test.spec.name,
         passed=passed,
@@ -179,16 +177,14 @@ def _judged(
         return ran.model_copy(
             update={"outcome": HiddenOutcome.RAISED, "summary": summary, "error": raised}
         )
-    comparisons = compare_outputs(
-        test.output_names, case.expected, outcome.outputs or (), test.decimals
-    )
+    comparisons = hidden.comparisons(test)
     outputs = [output_check(n, c) for n, c in zip(test.output_names, comparisons, strict=False)]
     ran = ran.model_copy(update={"outputs": outputs})
     wrong = next((check for check in outputs if not check.passed), None)
     if wrong is not None:
         summary = _mismatch_summary(wrong)
         return ran.model_copy(update={"outcome": HiddenOutcome.WRONG_OUTPUT, "summary": summary})
-    faults = hidden_case_faults(plan, case, execution.outcomes)
+    faults = hidden_case_faults(plan, case, hidden.execution.outcomes)
     if faults:
         summary = "outputs match; its gradient pass does not: " + "; ".join(
             fault.message for fault in faults

@@ -6,9 +6,9 @@ gradients) reaches the report but that bit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from grader.compare import compare_outputs
+from grader.compare import Comparison, compare_outputs
 from grader.contract import Execution
 from grader.plan import Draw, ExercisePlan, TestPlan
 from grader.report import TestResult, TestStatus
@@ -25,6 +25,21 @@ class HiddenRun:
 
     draw: Draw
     execution: Execution
+    # Each test's comparisons, made once a grading: its bit and the staff's detail read them.
+    _compared: dict[str, list[Comparison]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def comparisons(self, test: TestPlan) -> list[Comparison]:
+        """The test's outputs against the reference's, on its drawn input set (the caller
+        knows it was drawn and its call came back)."""
+        if test.spec.name not in self._compared:
+            case = self.draw[test.spec.name]
+            outcome = self.execution.outcomes[case.call.id]
+            self._compared[test.spec.name] = compare_outputs(
+                test.output_names, case.expected, outcome.outputs or (), test.decimals
+            )
+        return self._compared[test.spec.name]
 
 
 def judge_hidden(plan: ExercisePlan, test: TestPlan, hidden: HiddenRun | None) -> TestResult:
@@ -40,12 +55,7 @@ def judge_hidden(plan: ExercisePlan, test: TestPlan, hidden: HiddenRun | None) -
         and case is not None
         and outcome is not None
         and outcome.error is None
-        and all(
-            comparison.passed
-            for comparison in compare_outputs(
-                test.output_names, case.expected, outcome.outputs or (), test.decimals
-            )
-        )
+        and all(comparison.passed for comparison in hidden.comparisons(test))
         and hidden_case_trains(plan, case, hidden.execution.outcomes)
     )
     return bare_result(test, TestStatus.PASSED if passed else TestStatus.FAILED)
