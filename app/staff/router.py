@@ -256,7 +256,8 @@ def concepts_file(course: StaffCourseDep, session: SessionDep) -> Response:
 def get_policy(
     course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep
 ) -> ExercisePolicyPublic:
-    """Which score the gradebook takes, and the attempt budget (none by default)."""
+    """Which score the gradebook takes, the attempt budget, and the course's due date with its
+    late policy (none of either by default; `lms_due_at`: the date the LMS gave, if any)."""
     return policies.read_policy(session, course.id, exercise.spec.slug)
 
 
@@ -269,8 +270,9 @@ def get_policy(
 def put_policy(
     course: StaffCourseDep, exercise: ExerciseDep, session: SessionDep, body: ExercisePolicyBody
 ) -> ExercisePolicyPublic:
-    """The gradebook's score (`best` or `latest`) and an optional attempt budget: `attempts`
-    per `window_s` seconds, both or neither. Replaces the previous settings."""
+    """The gradebook's score (`best` or `latest`), an optional attempt budget: `attempts`
+    per `window_s` seconds, both or neither, and an optional due date with its late policy.
+    Replaces the previous settings."""
     return policies.write_policy(session, course.id, exercise.spec.slug, body)
 
 
