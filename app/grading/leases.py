@@ -262,15 +262,16 @@ class Leases:
                 ),
             )
 
-    def dispatched(self, submission_id: str, for_s: float) -> None:
+    def dispatched(self, submission_id: str, for_s: float, within: Session | None = None) -> None:
         """A dispatcher handed the queued submission over and answers for it `for_s` seconds;
-        a grader that claimed it meanwhile keeps its own lease."""
+        a grader that claimed it meanwhile keeps its own lease. Written `within` the caller's
+        open transaction if given (the POST that accepted it), else in one of its own."""
         now = utcnow()
         handed_over = and_(
             Submission.status == SubmissionStatus.QUEUED,
             or_(SUBMISSIONS.expired(now), Submission.lease_holder == DISPATCHED),
         )
-        with self._database.session() as session:
+        with self._database.within(within) as session:
             SUBMISSIONS.hold(
                 session, submission_id, handed_over, DISPATCHED, now + timedelta(seconds=for_s)
             )
@@ -293,14 +294,19 @@ class Leases:
     def unfinished(
         self, of: ColumnElement[bool] | None, limit_s: float | None = None
     ) -> tuple[int, int]:
-        """Submissions accepted and not finished: deployment-wide, and those where `of` holds
-        (one caller's); counted within `limit_s` if given (app.core.db.Database.session)."""
-        mine = func.coalesce(func.sum(case((of if of is not None else false(), 1), else_=0)), 0)
-        # IN rather than != done: the status index then reads the unfinished rows only, not
-        # every row the deployment ever graded.
-        unfinished = Submission.status.in_((SubmissionStatus.QUEUED, SubmissionStatus.RUNNING))
+        """`count_unfinished` in a session of its own, within `limit_s` if given
+        (app.core.db.Database.session)."""
         with self._database.session(limit_s) as session:
-            row = session.execute(
-                select(func.count(), mine).select_from(Submission).where(unfinished)
-            ).one()
-        return int(row[0]), int(row[1])
+            return count_unfinished(session, of)
+
+
+def count_unfinished(session: Session, of: ColumnElement[bool] | None) -> tuple[int, int]:
+    """Submissions accepted and not finished: deployment-wide, and those where `of` holds (one
+    caller's)."""
+    mine = func.coalesce(func.sum(case((of if of is not None else false(), 1), else_=0)), 0)
+    # IN rather than != done: the status index then reads the unfinished rows only, not every
+    # row the deployment ever graded.
+    unfinished = Submission.status.in_((SubmissionStatus.QUEUED, SubmissionStatus.RUNNING))
+    query = select(func.count(), mine).select_from(Submission).where(unfinished)
+    depth, of_them = session.execute(query).one()
+    return int(depth), int(of_them)

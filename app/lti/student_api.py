@@ -82,7 +82,7 @@ def _submit(api: ApiProcess, who: LaunchSession, body: SubmissionCreate) -> Subm
     accepted = submissions.accept(api, who.principal(), body, None)
     with api.database.session() as session:
         passback.track(session, accepted.submission.id, who.launch_id)
-    return following.accepted(api, accepted.submission)
+    return accepted.answer()
 
 
 @router.post(

@@ -14,24 +14,28 @@ What is refused is one caller holding many submissions in flight (queued or runn
 Counted after the submission is committed (so it counts itself), in the database every API
 replica shares: of concurrent requests, the last to commit sees the others, so none overshoots,
 but for one that a grader took in the instant between its commit and its count: that one stays
-admitted (app.submissions.service._withdraw).
+admitted (app.submissions.service._admit).
 The per-minute rate limits (app.submissions.service) come before and stay.
 """
 
 from __future__ import annotations
 
-from app.api.api_process import ApiProcess
+from sqlalchemy.orm import Session
+
 from app.api.problems import QueueFull, TooManyInFlight
 from app.core.models import Submission
+from app.core.settings import AppSettings
+from app.grading.leases import count_unfinished
 from app.submissions.fair_order import same_submitter
 
 
-def refusal(api: ApiProcess, row: Submission) -> QueueFull | TooManyInFlight | None:
+def refusal(
+    settings: AppSettings, session: Session, row: Submission
+) -> QueueFull | TooManyInFlight | None:
     """Why the stored `row` is refused, or None when it is admitted."""
-    settings = api.settings
     caller = Submission.course_id == row.course_id
     caller &= same_submitter(row.student_id, row.api_key_id)
-    depth, in_flight = api.leases.unfinished(caller)
+    depth, in_flight = count_unfinished(session, caller)
     retry_s = settings.queue_retry_after_s
     if row.student_id is not None and in_flight > settings.max_in_flight_per_student:
         return TooManyInFlight(

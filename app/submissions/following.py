@@ -17,7 +17,7 @@ from app.access import rules as access
 from app.access.auth import Principal
 from app.api.api_process import ApiProcess
 from app.api.deps import find_submission
-from app.api.submission_schemas import QueuePlace, SubmissionAccepted, SubmissionPublic
+from app.api.submission_schemas import QueuePlace, SubmissionPublic
 from app.core.models import Submission, SubmissionStatus
 
 # ?wait=S on a GET: answer once graded, or after S seconds (cut to AUTOGRADER_WAIT_TIMEOUT_S).
@@ -38,13 +38,6 @@ def queue_place(api: ApiProcess, session: Session, submission: Submission) -> Qu
     if place is None:
         return None
     return QueuePlace(position=place.position, estimate_s=place.estimate_s)
-
-
-def accepted(api: ApiProcess, submission: Submission) -> SubmissionAccepted:
-    """The answer to a POST that is not graded yet: where it stands."""
-    with api.database.session() as session:
-        queue = queue_place(api, session, submission)
-    return SubmissionAccepted(id=submission.id, status=submission.status, queue=queue)
 
 
 def state_now(api: ApiProcess, submission_id: str, principal: Principal) -> SubmissionPublic:

@@ -102,11 +102,11 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
     Follow it with `GET /v1/submissions/{id}?wait=S`, or pass `?wait=true`; a wait that
     outlasts AUTOGRADER_WAIT_TIMEOUT_S answers 202 with the state so far."""
     accepted = await run_in_threadpool(service.accept, api, principal, body, idempotency_key)
+    if wait and accepted.submission.status is not SubmissionStatus.DONE:
+        await api.waiters.wait(accepted.submission.id, api.settings.wait_timeout_s)
+        accepted = await run_in_threadpool(service.now_as, api, accepted)
     submission = accepted.submission
     location = f"/v1/submissions/{submission.id}"
-    if wait and submission.status is not SubmissionStatus.DONE:
-        await api.waiters.wait(submission.id, api.settings.wait_timeout_s)
-        submission = await run_in_threadpool(service.load_or, api, submission)
     if wait and submission.status is SubmissionStatus.DONE:
         return JSONResponse(
             access.public_view(submission, principal).model_dump(mode="json"),
@@ -114,7 +114,7 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
             headers={"Location": location},
         )
     response.headers["Location"] = location
-    return await run_in_threadpool(following.accepted, api, submission)
+    return accepted.answer()
 
 
 @router.get(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.exc import IntegrityError
@@ -17,16 +17,22 @@ from app.api.api_process import ApiProcess
 from app.api.problems import (
     AttemptsUsedUp,
     IdempotencyKeyReused,
-    Problem,
     RateLimited,
     SubmissionsClosed,
 )
-from app.api.submission_schemas import SubmissionCreate, SubmissionPage, SubmissionSummary
+from app.api.submission_schemas import (
+    QueuePlace,
+    SubmissionAccepted,
+    SubmissionCreate,
+    SubmissionPage,
+    SubmissionSummary,
+)
 from app.core.db import changed_rows
 from app.core.logs import bound_submission
 from app.core.models import Submission, SubmissionStatus, utcnow
 from app.courses import budgets, due_dates
 from app.submissions import admission, fair_order
+from app.submissions.following import queue_place
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +41,12 @@ log = logging.getLogger(__name__)
 class Accepted:
     submission: Submission
     replayed: bool  # an earlier request with the same Idempotency-Key made it
+    queue: QueuePlace | None  # its place in line as it was accepted; None once it was taken
+
+    def answer(self) -> SubmissionAccepted:
+        """The answer to a POST that is not graded yet: where it stands."""
+        submission = self.submission
+        return SubmissionAccepted(id=submission.id, status=submission.status, queue=self.queue)
 
 
 def request_hash(body: SubmissionCreate) -> str:
@@ -48,23 +60,24 @@ def accept(
     body: SubmissionCreate,
     idempotency_key: str | None,
 ) -> Accepted:
-    """Store the submission (committed) and hand it to the dispatcher.
+    """Store the submission (committed) and hand it to the dispatcher; with its place in line.
 
     Order: replay of an Idempotency-Key first (a retry is answered even when limits would bite),
     then rate limits (429), the receipt (its time and lateness; 403 past a closed due date),
     the insert with the attempt budget (429) and its rank in line
-    (app.submissions.fair_order), admission (app.submissions.admission: 429 past a caller's
-    submissions in flight, 503 past the disk's guard), the hand-over. The budget is counted in
-    the insert's transaction, under the student's lock (app.courses.budgets.lock_student), so
-    concurrent requests cannot overshoot it; admission is counted after the commit, in the
-    database that every API replica shares, and a refused row is withdrawn. A refusal leaves
-    nothing behind.
+    (app.submissions.fair_order), then admission (app.submissions.admission: 429 past a
+    caller's submissions in flight, 503 past the disk's guard), the hand-over and the place in
+    line. The budget is counted in the insert's transaction, under the student's lock
+    (app.courses.budgets.lock_student), so concurrent requests cannot overshoot it; admission
+    is counted after that commit, in the database that every API replica shares, and a refused
+    row is withdrawn. A refusal leaves nothing behind. Two transactions in all: the insert's,
+    and admission's, which also carries the hand-over's lease and reads the place in line.
     """
     digest = request_hash(body)
     if idempotency_key is not None:
         earlier = _replay(api, principal, idempotency_key, digest)
         if earlier is not None:
-            return Accepted(earlier, replayed=True)
+            return earlier
     student_id = access.submitting_as(principal, body.student_id)
     _check_rate_limits(api, principal, student_id)
     row = Submission(
@@ -91,14 +104,10 @@ def accept(
         earlier = _replay(api, principal, idempotency_key, digest)
         if earlier is None:
             raise
-        return Accepted(earlier, replayed=True)
+        return earlier
     with bound_submission(row.id):
         log.info("accepted for %s", row.exercise, extra={"student_id": row.student_id})
-        refusal = admission.refusal(api, row)
-        if refusal is not None:
-            _withdraw(api, row.id, refusal)
-        api.dispatcher.submit(row.id)
-    return Accepted(row, replayed=False)
+        return Accepted(row, replayed=False, queue=_admit(api, row))
 
 
 def _receive(session: Session, principal: Principal, row: Submission) -> None:
@@ -142,25 +151,33 @@ def _store_within_budget(session: Session, principal: Principal, row: Submission
     )
 
 
-def _withdraw(api: ApiProcess, submission_id: str, refusal: Problem) -> None:
-    """Delete the stored submission and refuse the request: a refusal leaves nothing behind.
-    Graders take the head of the line, whichever id they were handed, so one may have taken
-    this one already: then it stays, admitted, rather than spend that grader's turn on nothing
-    (the turn another queued submission counts on)."""
+def _admit(api: ApiProcess, row: Submission) -> QueuePlace | None:
+    """Admit the stored `row` (or withdraw it and raise the refusal), hand it over, and read
+    its place in line: one transaction. Graders take the head of the line, whichever id they
+    were handed, so one may have taken a refused row already: then it stays, admitted, rather
+    than spend that grader's turn on nothing (the turn another queued submission counts on)."""
     with api.database.session() as session:
-        deleted = session.execute(
-            delete(Submission).where(
-                Submission.id == submission_id, Submission.status == SubmissionStatus.QUEUED
-            )
-        )
-        if changed_rows(deleted) != 1:
-            log.info("admitted after all: a grader took it before it could be withdrawn")
-            return
+        refusal = admission.refusal(api.settings, session, row)
+        if refusal is None or not _withdrawn(session, row.id):
+            if refusal is not None:
+                log.info("admitted after all: a grader took it before it could be withdrawn")
+            api.dispatcher.submit(row.id, within=session)
+            return queue_place(api, session, row)
     log.info("withdrawn: %s", refusal.title)
     raise refusal
 
 
-def _replay(api: ApiProcess, principal: Principal, key: str, digest: str) -> Submission | None:
+def _withdrawn(session: Session, submission_id: str) -> bool:
+    """Delete the stored submission unless a grader took it: a refusal leaves nothing behind."""
+    deleted = session.execute(
+        delete(Submission).where(
+            Submission.id == submission_id, Submission.status == SubmissionStatus.QUEUED
+        )
+    )
+    return changed_rows(deleted) == 1
+
+
+def _replay(api: ApiProcess, principal: Principal, key: str, digest: str) -> Accepted | None:
     with api.database.session() as session:
         earlier = session.scalars(
             select(Submission).where(
@@ -168,11 +185,13 @@ def _replay(api: ApiProcess, principal: Principal, key: str, digest: str) -> Sub
                 Submission.idempotency_key == key,
             )
         ).one_or_none()
-    if earlier is not None and earlier.request_hash != digest:
-        raise IdempotencyKeyReused(
-            "this Idempotency-Key was used with another request body; use a new key"
-        )
-    return earlier
+        if earlier is None:
+            return None
+        if earlier.request_hash != digest:
+            raise IdempotencyKeyReused(
+                "this Idempotency-Key was used with another request body; use a new key"
+            )
+        return Accepted(earlier, replayed=True, queue=queue_place(api, session, earlier))
 
 
 def _check_rate_limits(api: ApiProcess, principal: Principal, student_id: str | None) -> None:
@@ -191,14 +210,14 @@ def _check_rate_limits(api: ApiProcess, principal: Principal, student_id: str | 
             )
 
 
-def load(api: ApiProcess, submission_id: str) -> Submission | None:
+def now_as(api: ApiProcess, accepted: Accepted) -> Accepted:
+    """The accepted submission as stored now, with its place in line now (as it was if it has
+    gone since)."""
     with api.database.session() as session:
-        return session.get(Submission, submission_id)
-
-
-def load_or(api: ApiProcess, submission: Submission) -> Submission:
-    """The submission as stored now (the given one if it has gone since)."""
-    return load(api, submission.id) or submission
+        submission = session.get(Submission, accepted.submission.id)
+        if submission is None:
+            return accepted
+        return replace(accepted, submission=submission, queue=queue_place(api, session, submission))
 
 
 def history(

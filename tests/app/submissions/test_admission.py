@@ -31,7 +31,7 @@ def keyed(
         settings = make_settings(require_api_keys=True, database_url=database_url, **overrides)
         client = make_client(settings)
         api = client.app.state.api  # type: ignore[attr-defined]
-        monkeypatch.setattr(api.dispatcher, "submit", lambda submission_id: None)
+        monkeypatch.setattr(api.dispatcher, "submit", lambda submission_id, within=None: None)
         return client
 
     return start
@@ -145,7 +145,7 @@ def test_a_submission_a_grader_took_before_its_refusal_stays_admitted(
     integration = caller(client, "ml-101", Role.SUBMITTER)
     api = client.app.state.api
 
-    def taken_then_refused(api_: Any, row: Submission) -> TooManyInFlight:
+    def taken_then_refused(settings: Any, session: Any, row: Submission) -> TooManyInFlight:
         # A grader handed another id takes the head of the line: this one, just committed.
         assert api.leases.claim_next("another", "grader") is not None
         return TooManyInFlight("refused too late", 1)
