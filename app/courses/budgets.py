@@ -24,7 +24,7 @@ from sqlalchemy import ColumnElement, select, text
 from sqlalchemy.orm import Session
 
 from app.core.models import Submission
-from app.courses.policies import read_policy
+from app.courses.models import ExercisePolicy
 
 # Token counts are sums of float refills: this much short of a whole attempt still counts as one.
 _EPSILON = 1e-9
@@ -77,8 +77,12 @@ def _refilled(budget: Budget, tokens: float, elapsed: timedelta) -> float:
 
 def budget_of(session: Session, course_id: int, exercise: str) -> Budget | None:
     """The exercise's attempt budget in the course, or None when it has none."""
-    policy = read_policy(session, course_id, exercise)
-    if policy.attempts is None or policy.window_s is None:
+    return budget_in(session.get(ExercisePolicy, (course_id, exercise)))
+
+
+def budget_in(policy: ExercisePolicy | None) -> Budget | None:
+    """The attempt budget an exercise's policy row sets (None: it has no row, or no budget)."""
+    if policy is None or policy.attempts is None or policy.window_s is None:
         return None
     return Budget(policy.attempts, policy.window_s)
 

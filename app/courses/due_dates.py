@@ -150,6 +150,17 @@ def due_date(
 ) -> DueDate | None:
     """The student's due date for the exercise (without a student: the course's), or None."""
     policy = session.get(ExercisePolicy, (course_id, exercise))
+    return due_date_under(session, policy, course_id, exercise, student_id)
+
+
+def due_date_under(
+    session: Session,
+    policy: ExercisePolicy | None,
+    course_id: int,
+    exercise: str,
+    student_id: str | None,
+) -> DueDate | None:
+    """`due_date`, with the exercise's policy already read (None: it has none)."""
     extension = (
         None if student_id is None else session.get(DueExtension, (course_id, exercise, student_id))
     )

@@ -31,6 +31,7 @@ from app.core.db import changed_rows
 from app.core.logs import bound_submission
 from app.core.models import Submission, SubmissionStatus, utcnow
 from app.courses import budgets, due_dates
+from app.courses.models import ExercisePolicy
 from app.submissions import admission, fair_order
 from app.submissions.following import queue_place
 
@@ -93,11 +94,13 @@ def accept(
     )
     try:
         with api.database.session() as session:
-            _receive(session, principal, row)
+            # Read once: it holds both the due date and the attempt budget.
+            policy = session.get(ExercisePolicy, (row.course_id, row.exercise))
+            _receive(session, principal, row, policy)
             row.queue_rank = fair_order.rank_at_accept(
                 session, principal, row, api.settings.fair_window_s
             )
-            _store_within_budget(session, principal, row)
+            _store_within_budget(session, principal, row, budgets.budget_in(policy))
     except IntegrityError:  # a concurrent request with the same key stored it first
         if idempotency_key is None:
             raise
@@ -110,13 +113,15 @@ def accept(
         return Accepted(row, replayed=False, queue=_admit(api, row))
 
 
-def _receive(session: Session, principal: Principal, row: Submission) -> None:
+def _receive(
+    session: Session, principal: Principal, row: Submission, policy: ExercisePolicy | None
+) -> None:
     """Stamp the row with the moment it is received and how late that is for its student
     (app.courses.due_dates): what decides its lateness, whenever it is graded. Past a due date
     that closes the exercise, refuse it (but from the course's staff)."""
     received = utcnow()
     row.created_at = received
-    due = due_dates.due_date(session, row.course_id, row.exercise, row.student_id)
+    due = due_dates.due_date_under(session, policy, row.course_id, row.exercise, row.student_id)
     if due is None:
         return
     if due.closed(received) and not access.is_staff_of(principal, principal.course_id):
@@ -125,15 +130,15 @@ def _receive(session: Session, principal: Principal, row: Submission) -> None:
     row.days_late = due.days_late(received)
 
 
-def _store_within_budget(session: Session, principal: Principal, row: Submission) -> None:
-    """Insert the row, unless the exercise's attempt budget (app.courses.budgets) is spent: then
+def _store_within_budget(
+    session: Session, principal: Principal, row: Submission, budget: budgets.Budget | None
+) -> None:
+    """Insert the row, unless its attempt `budget` (app.courses.budgets) is spent: then
     raise AttemptsUsedUp, and the transaction is rolled back. The count and the insert are one
     transaction under the student's lock, so of two requests for the last attempt, the one
     that takes the lock second counts the first and is refused."""
     student = row.student_id
-    exempt = student is None or access.is_staff_of(principal, principal.course_id)
-    budget = None if exempt else budgets.budget_of(session, row.course_id, row.exercise)
-    if student is None or budget is None:
+    if student is None or budget is None or access.is_staff_of(principal, principal.course_id):
         session.add(row)
         return
     budgets.lock_student(session, row.course_id, row.exercise, student)
