@@ -27,11 +27,13 @@ class Scenario:
     rate: float  # arrivals per second
     busy: bool  # a CPU hog on one core during the burst
     follow: str  # "wait" (long polls, as the page) or "poll" (the old page)
+    cgroup: bool = True  # the service in a CPU cgroup of its own (bench/_cgroup.py)
 
     def __str__(self) -> str:
         load = "busy" if self.busy else "quiet"
         follow = "" if self.follow == "wait" else ", clients polling"
-        return f"{self.mode} {self.rate:.3g}/s {load}{follow}"
+        shape = "" if self.cgroup else ", in the host's sessions"
+        return f"{self.mode} {self.rate:.3g}/s {load}{follow}{shape}"
 
 
 @dataclass(frozen=True)

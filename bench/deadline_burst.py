@@ -13,6 +13,9 @@ Each run starts the service itself on loopback, in a fresh data dir, and stops i
 --workers `autograder worker` on the local Redis and PostgreSQL. `--busy` runs a CPU hog on one
 core (a busy loop at nice 0, bounded in time) while the burst lasts. `--suite` is what
 `make bench-deadline` runs: embedded at 16.7/s and 40/s, quiet and busy, then workers at 40/s.
+The service's processes run in a CPU cgroup of their own, as a container or a systemd unit
+runs them (bench/_cgroup.py; it needs root); `--no-cgroup` leaves them in the host's sessions,
+as a shell on a host without either starts them.
 
 Printed for each run (bench/_burst_figures.py says how each is counted): lost, refused, 5xx,
 wrong verdicts (against the written-out table of bench/_mix.py, as the student saw the report
@@ -36,12 +39,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 
 from _burst_client import deadline_class, read_back, run_burst
 from _burst_figures import Figures, Scenario, Spent, describe, figures, goals_table
+from _cgroup import own_cgroup
 from _common import (
     ROOT,
     Processes,
@@ -161,7 +165,14 @@ def run(scenario: Scenario, jobs: list[Job], work_s: float, args: argparse.Names
         replace(student, name=f"warm-up-{n}")
         for n, student in enumerate(deadline_class(mix(args.warmup, "warm-up"), 10.0, args.seed))
     ]
-    with processes() as started, service(started, scenario, args) as (base_url, settings):
+    with (
+        processes() as started,
+        service(started, scenario, args) as (base_url, settings),
+        own_cgroup(started.pids()) if scenario.cgroup else nullcontext() as group,
+    ):
+        if scenario.cgroup and group is None:
+            print("no cgroup could be made (it needs root): the service stays in its sessions")
+            scenario = replace(scenario, cgroup=False)
         headers_of = sign_in(started, settings, [s.name for s in warmups + students])
         warm, _ = asyncio.run(run_burst(base_url, warmups, headers_of, scenario.follow, 120))
         if errors := [outcome.error for outcome in warm if outcome.error]:
@@ -202,6 +213,12 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1000 / 60, help="arrivals per second")
     parser.add_argument("--busy", action="store_true", help="a CPU hog on one core meanwhile")
     parser.add_argument("--client", choices=["wait", "poll"], default="wait")
+    parser.add_argument(
+        "--no-cgroup",
+        dest="cgroup",
+        action="store_false",
+        help="leave the service in the host's sessions (bench/_cgroup.py), as a shell starts it",
+    )
     parser.add_argument("--students", type=int, default=1000)
     parser.add_argument("--correct-share", type=float, default=0.7)
     parser.add_argument("--seed", type=int, default=1)
@@ -218,7 +235,8 @@ def main() -> None:
 
     jobs = mix(args.students, "student", args.correct_share)
     work_s = work_cpu_per_grading(jobs, args.work_reps)  # exits on a verdict not expected
-    scenarios = SUITE if args.suite else (Scenario(args.mode, args.rate, args.busy, args.client),)
+    chosen = SUITE if args.suite else (Scenario(args.mode, args.rate, args.busy, args.client),)
+    scenarios = [replace(scenario, cgroup=args.cgroup) for scenario in chosen]
     runs = []
     for scenario in scenarios:
         runs.append(run(scenario, jobs, work_s, args))
