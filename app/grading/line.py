@@ -25,7 +25,8 @@ from app.core.models import Submission, SubmissionStatus, first_id_made_at, utcn
 PACE_SAMPLE = 50
 PACE_WINDOW = timedelta(minutes=10)
 MADE_WITHIN = timedelta(hours=2)
-# Every waiting student asks for an estimate; the pace they share is read once per this long.
+# Every waiting student asks for an estimate; the pace they share is read once per this long
+# (and at every ask while there is none).
 PACE_CACHE_S = 5.0
 
 
@@ -83,7 +84,8 @@ class Line:
     def _graded_per_s(self, session: Session) -> float | None:
         with self._lock:
             read_at, pace = self._pace
-        if time.monotonic() - read_at < PACE_CACHE_S:
+        # No pace is not kept: the first estimates of a deadline come as soon as two are graded.
+        if pace is not None and time.monotonic() - read_at < PACE_CACHE_S:
             return pace
         pace = graded_per_s(session)
         with self._lock:

@@ -53,3 +53,16 @@ def test_the_estimate_is_the_place_over_the_recent_pace(database: Database) -> N
     queued = store_submission(database)
     assert place_of(database, ahead) == Place(position=1, estimate_s=0.5)
     assert place_of(database, queued) == Place(position=2, estimate_s=1.0)
+
+
+def test_an_estimate_comes_as_soon_as_two_are_graded(database: Database) -> None:
+    line = Line()  # one per process: what it read is kept for the next ask
+    queued = store_submission(database)
+    with database.session() as session:
+        assert line.place(session, load_submission(database, queued)) == Place(1, None)
+    now = utcnow()
+    for n in range(2):
+        finished = now - timedelta(seconds=n * 0.5)
+        store_submission(database, status=SubmissionStatus.DONE, finished_at=finished)
+    with database.session() as session:
+        assert line.place(session, load_submission(database, queued)) == Place(1, 0.5)
