@@ -133,6 +133,13 @@ def test_workers_can_be_scaled(compose: dict[str, Any]) -> None:
     assert "ports" not in worker
 
 
+def test_the_workers_yield_the_cpu_to_the_api(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    default_weight = 1024  # Docker's, for a container that names none
+    assert services["api"].get("cpu_shares", default_weight) >= default_weight
+    assert services["worker"]["cpu_shares"] <= default_weight // 4
+
+
 def test_the_api_requires_keys(compose: dict[str, Any]) -> None:
     api = compose["services"]["api"]
     assert api["command"] == ["api"]
