@@ -180,17 +180,19 @@ class Leases:
         that its request withdrew) is passed over: each pass through the loop finds the line
         shorter by one."""
         queued = Submission.status == SubmissionStatus.QUEUED
+        head_of_line = (
+            select(Submission.id).where(queued).order_by(Submission.queue_rank, Submission.id)
+        ).limit(1)
         while True:
             with self._database.session() as session:
-                # PostgreSQL: a head that another grader's transaction holds is skipped rather
-                # than waited for; SQLite has one writer, and the conditional UPDATE decides.
-                head = session.scalar(
-                    select(Submission.id)
-                    .where(queued)
-                    .order_by(Submission.queue_rank, Submission.id)
-                    .limit(1)
-                    .with_for_update(skip_locked=True)
-                )
+                # PostgreSQL: a head that another transaction holds is skipped rather than
+                # waited for. When every queued row is held, this turn waits for one: skipped,
+                # a row whose API was still writing its hand-over's lease (the API's own turn,
+                # handed to another grader first) would be left with no turn to grade it.
+                # SQLite has one writer, and the conditional UPDATE decides.
+                head = session.scalar(head_of_line.with_for_update(skip_locked=True))
+                if head is None:
+                    head = session.scalar(head_of_line.with_for_update())
                 if head is None:
                     break
                 taken = self._take_to_grade(session, head, queued, holder, utcnow())

@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from app.core.db import Database
 from app.core.models import DEFAULT_COURSE_ID, Submission, SubmissionStatus, utcnow
-from app.grading.leases import DISPATCHED, SUBMISSIONS, Held, Leases, renew_held
+from app.grading.leases import DISPATCHED, SUBMISSIONS, Claim, Held, Leases, renew_held
 from app.regrades.models import REGRADES, Regrade, RegradeStatus
 
 LEASE_S = 0.5
@@ -168,6 +168,22 @@ def test_a_hand_over_claims_the_head_of_the_line_else_the_handed_one(
     claim = leases.claim_next(stale, "grader")  # none queued: the handed one, as the sweeper sent
     assert claim is not None and (claim.submission_id, claim.attempts) == (stale, 2)
     assert leases.claim_next(stale, "other") is None  # now under a live lease
+
+
+def test_a_turn_waits_for_a_submission_whose_hand_over_is_still_being_written(
+    leases: Leases, database: Database
+) -> None:
+    handed = store_submission(database, status=SubmissionStatus.DONE, finished_at=utcnow())
+    queued = store_submission(database)  # its API is writing its lease: its row is held
+    claimed: list[object] = []
+    grader = threading.Thread(target=lambda: claimed.append(leases.claim_next(handed, "grader")))
+    with database.session() as api:
+        leases.dispatched(queued, 3600, within=api)
+        grader.start()
+        time.sleep(0.5)  # the grader's turn comes while the row is held
+    grader.join(timeout=30)
+    claim = claimed[0] if claimed else None
+    assert isinstance(claim, Claim) and claim.submission_id == queued  # the turn is not lost
 
 
 def test_two_graders_racing_take_each_submission_once_in_line_order(
