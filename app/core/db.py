@@ -122,16 +122,6 @@ class Database:
                 _limit(session.connection(), limit_s)
             yield session
 
-    @contextmanager
-    def within(self, session: Session | None) -> Iterator[Session]:
-        """The caller's open session when it has one (its transaction then carries the work),
-        else a unit of work of its own."""
-        if session is not None:
-            yield session
-            return
-        with self.session() as own:
-            yield own
-
     def check_writable(self, limit_s: float) -> None:
         """Raise unless a submission could be stored now: the submissions table's write lock
         (PostgreSQL: the lock an INSERT takes on it; SQLite: the database's) is had within

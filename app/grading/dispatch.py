@@ -26,8 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from sqlalchemy.orm import Session
-
 from app.grading.job import GradingContext, grade_next, warm_up
 from grader.sandbox.interface import Layer
 
@@ -48,10 +46,9 @@ class Dispatcher(Protocol):
         """Begin taking work (start threads, connect to the broker)."""
         ...
 
-    def submit(self, submission_id: str, within: Session | None = None) -> None:
+    def submit(self, submission_id: str) -> None:
         """Hand over a stored submission, new or found unfinished; never refused (it was
-        accepted), never raised: a hand-over that fails leaves it to the sweeper. What the
-        dispatcher writes of it goes `within` the caller's open transaction if given."""
+        accepted), never raised: a hand-over that fails leaves it to the sweeper."""
         ...
 
     def checks(self) -> list[Check]:
@@ -96,7 +93,7 @@ class EmbeddedDispatcher:
             self._threads.append(thread)
         threading.Thread(target=self._warm, name="grader-warm", daemon=True).start()
 
-    def submit(self, submission_id: str, within: Session | None = None) -> None:
+    def submit(self, submission_id: str) -> None:
         with self._lock:
             if submission_id in self._held or self._closed.is_set():
                 return  # stopping: it stays queued in the database for the next start

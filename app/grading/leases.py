@@ -264,16 +264,15 @@ class Leases:
                 ),
             )
 
-    def dispatched(self, submission_id: str, for_s: float, within: Session | None = None) -> None:
+    def dispatched(self, submission_id: str, for_s: float) -> None:
         """A dispatcher handed the queued submission over and answers for it `for_s` seconds;
-        a grader that claimed it meanwhile keeps its own lease. Written `within` the caller's
-        open transaction if given (the POST that accepted it), else in one of its own."""
+        a grader that claimed it meanwhile keeps its own lease."""
         now = utcnow()
         handed_over = and_(
             Submission.status == SubmissionStatus.QUEUED,
             or_(SUBMISSIONS.expired(now), Submission.lease_holder == DISPATCHED),
         )
-        with self._database.within(within) as session:
+        with self._database.session() as session:
             SUBMISSIONS.hold(
                 session, submission_id, handed_over, DISPATCHED, now + timedelta(seconds=for_s)
             )

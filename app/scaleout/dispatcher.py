@@ -7,7 +7,6 @@ import logging
 
 import redis
 from celery import Celery
-from sqlalchemy.orm import Session
 
 from app.core.logs import bound_submission
 from app.core.settings import AppSettings
@@ -56,7 +55,7 @@ class CeleryDispatcher:
     def start(self) -> None:
         """Nothing to start: the broker is connected on the first send."""
 
-    def submit(self, submission_id: str, within: Session | None = None) -> None:
+    def submit(self, submission_id: str) -> None:
         with bound_submission(submission_id):
             try:
                 self._celery.send_task(GRADE_TASK, args=[submission_id], queue=GRADING_QUEUE)
@@ -65,7 +64,7 @@ class CeleryDispatcher:
                 return
             # After the send: a lease without a message would hide a lost submission from the
             # sweeper until it expired.
-            self._leases.dispatched(submission_id, self._lease_s, within)
+            self._leases.dispatched(submission_id, self._lease_s)
 
     def checks(self) -> list[Check]:
         try:

@@ -71,8 +71,9 @@ def accept(
     line. The budget is counted in the insert's transaction, under the student's lock
     (app.courses.budgets.lock_student), so concurrent requests cannot overshoot it; admission
     is counted after that commit, in the database that every API replica shares, and a refused
-    row is withdrawn. A refusal leaves nothing behind. Two transactions in all: the insert's,
-    and admission's, which also carries the hand-over's lease and reads the place in line.
+    row is withdrawn. A refusal leaves nothing behind. Two transactions of its own: the
+    insert's, and admission's, which also reads the place in line (the dispatcher writes its
+    lease in a third, after the broker took the hand-over).
     """
     digest = request_hash(body)
     if idempotency_key is not None:
@@ -157,19 +158,23 @@ def _store_within_budget(
 
 
 def _admit(api: ApiProcess, row: Submission) -> QueuePlace | None:
-    """Admit the stored `row` (or withdraw it and raise the refusal), hand it over, and read
-    its place in line: one transaction. Graders take the head of the line, whichever id they
-    were handed, so one may have taken a refused row already: then it stays, admitted, rather
-    than spend that grader's turn on nothing (the turn another queued submission counts on)."""
+    """Admit the stored `row` (or withdraw it and raise the refusal), and read its place in
+    line, in one transaction; then hand it over, outside any (the broker may be slow, and a
+    pooled connection is not held across a wait). Graders take the head of the line, whichever
+    id they were handed, so one may have taken a refused row already: then it stays, admitted,
+    rather than spend that grader's turn on nothing (the turn another queued submission counts
+    on)."""
     with api.database.session() as session:
         refusal = admission.refusal(api.settings, session, row)
-        if refusal is None or not _withdrawn(session, row.id):
-            if refusal is not None:
-                log.info("admitted after all: a grader took it before it could be withdrawn")
-            api.dispatcher.submit(row.id, within=session)
-            return queue_place(api, session, row)
-    log.info("withdrawn: %s", refusal.title)
-    raise refusal
+        withdrawn = refusal is not None and _withdrawn(session, row.id)
+        place = None if withdrawn else queue_place(api, session, row)
+    if refusal is not None and withdrawn:
+        log.info("withdrawn: %s", refusal.title)
+        raise refusal
+    if refusal is not None:
+        log.info("admitted after all: a grader took it before it could be withdrawn")
+    api.dispatcher.submit(row.id)
+    return place
 
 
 def _withdrawn(session: Session, submission_id: str) -> bool:

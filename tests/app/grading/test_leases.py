@@ -177,8 +177,14 @@ def test_a_turn_waits_for_a_submission_whose_hand_over_is_still_being_written(
     queued = store_submission(database)  # its API is writing its lease: its row is held
     claimed: list[object] = []
     grader = threading.Thread(target=lambda: claimed.append(leases.claim_next(handed, "grader")))
-    with database.session() as api:
-        leases.dispatched(queued, 3600, within=api)
+    with database.session() as api:  # the lease as `Leases.dispatched` writes it, held open
+        SUBMISSIONS.hold(
+            api,
+            queued,
+            Submission.status == SubmissionStatus.QUEUED,
+            DISPATCHED,
+            utcnow() + timedelta(hours=1),
+        )
         grader.start()
         time.sleep(0.5)  # the grader's turn comes while the row is held
     grader.join(timeout=30)

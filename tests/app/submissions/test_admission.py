@@ -31,7 +31,7 @@ def keyed(
         settings = make_settings(require_api_keys=True, database_url=database_url, **overrides)
         client = make_client(settings)
         api = client.app.state.api  # type: ignore[attr-defined]
-        monkeypatch.setattr(api.dispatcher, "submit", lambda submission_id, within=None: None)
+        monkeypatch.setattr(api.dispatcher, "submit", lambda submission_id: None)
         return client
 
     return start
