@@ -289,16 +289,10 @@ class Leases:
             )
 
     def depth(self, limit_s: float | None = None) -> int:
-        """Submissions accepted and not finished, deployment-wide: the queue's depth."""
-        return self.unfinished(None, limit_s)[0]
-
-    def unfinished(
-        self, of: ColumnElement[bool] | None, limit_s: float | None = None
-    ) -> tuple[int, int]:
-        """`count_unfinished` in a session of its own, within `limit_s` if given
-        (app.core.db.Database.session)."""
+        """Submissions accepted and not finished, deployment-wide: the queue's depth; counted
+        within `limit_s` if given (app.core.db.Database.session)."""
         with self._database.session(limit_s) as session:
-            return count_unfinished(session, of)
+            return count_unfinished(session, None)[0]
 
 
 def count_unfinished(session: Session, of: ColumnElement[bool] | None) -> tuple[int, int]:
