@@ -22,7 +22,8 @@ V2_ROOT = Path("/sys/fs/cgroup")  # cgroup v2: one hierarchy, controllers enable
 
 
 def _cpu_hierarchy() -> Path | None:
-    """Where a child cgroup with the CPU controller can be made, or None."""
+    """Where a child cgroup with the CPU controller can be made, or None. On cgroup v2 this
+    enables the CPU controller for the root's children, and leaves it enabled."""
     if (V1_CPU / "cpu.shares").exists():
         return V1_CPU
     controllers = V2_ROOT / "cgroup.subtree_control"

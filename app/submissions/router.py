@@ -104,7 +104,7 @@ async def create_submission(  # noqa: PLR0917 (FastAPI injects by name)
     accepted = await run_in_threadpool(service.accept, api, principal, body, idempotency_key)
     if wait and accepted.submission.status is not SubmissionStatus.DONE:
         await api.waiters.wait(accepted.submission.id, api.settings.wait_timeout_s)
-        accepted = await run_in_threadpool(service.now_as, api, accepted)
+        accepted = await run_in_threadpool(service.reread, api, accepted)
     submission = accepted.submission
     location = f"/v1/submissions/{submission.id}"
     if wait and submission.status is SubmissionStatus.DONE:

@@ -220,7 +220,7 @@ def _check_rate_limits(api: ApiProcess, principal: Principal, student_id: str | 
             )
 
 
-def now_as(api: ApiProcess, accepted: Accepted) -> Accepted:
+def reread(api: ApiProcess, accepted: Accepted) -> Accepted:
     """The accepted submission as stored now, with its place in line now (as it was if it has
     gone since)."""
     with api.database.session() as session:
