@@ -175,10 +175,12 @@ def _scale_out_api(
     client = starting.redis_connection(settings, stack)
     starting.start(DoneListener(client, settings.redis_prefix, on_done), stack)
     prefix = settings.redis_prefix
+    dispatcher = CeleryDispatcher.for_settings(
+        settings, starting.celery_app(settings, stack), client, leases
+    )
+    starting.start(dispatcher, stack)
     return _Path(
-        CeleryDispatcher.for_settings(
-            settings, starting.celery_app(settings, stack), client, leases
-        ),
+        dispatcher,
         RedisRateLimiter(client, prefix, "key", settings.rate_limit_per_key),
         RedisRateLimiter(client, prefix, "student", settings.rate_limit_per_student),
         RedisRateLimiter(client, prefix, "lti-login", settings.lti_login_rate_per_client),
@@ -224,6 +226,7 @@ def build_worker(settings: AppSettings, *, name: str | None = None) -> WorkerPro
         starting.start(RegradeRunner(context, ON_REGRADED), stack)
         leases = context.leases
         dispatcher = CeleryDispatcher.for_settings(settings, celery, client, leases)
+        starting.start(dispatcher, stack)
         starting.start_sweeper(settings, leases, dispatcher, stack)
         log.info("worker %s ready: %d slots", name, settings.sandbox_slots)
         worker = WorkerProcess(settings, celery, name, stack.pop_all())

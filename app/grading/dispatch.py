@@ -3,9 +3,9 @@
     Dispatcher (protocol)
     ├── EmbeddedDispatcher   a pool of threads in this process, one Grader over warm sandboxes
     │                        (the embedded default: AUTOGRADER_BROKER_URL unset)
-    └── CeleryDispatcher     scale-out (app.scaleout.dispatcher): `submit` sends a task that
-                             runs `app.grading.job.grade_next(id, context)` in `autograder
-                             worker`
+    └── CeleryDispatcher     scale-out (app.scaleout.dispatcher): `submit` hands the id to a
+                             thread that sends a task, which runs
+                             `app.grading.job.grade_next(id, context)` in `autograder worker`
 
 A hand-over is a turn to grade, not a ticket for one submission: on both paths the grader takes
 the first submission in line (fair order, app.submissions.fair_order), which may be another

@@ -264,18 +264,18 @@ class Leases:
                 ),
             )
 
-    def dispatched(self, submission_id: str, for_s: float) -> None:
-        """A dispatcher handed the queued submission over and answers for it `for_s` seconds;
-        a grader that claimed it meanwhile keeps its own lease."""
+    def dispatched(self, submission_ids: Iterable[str], for_s: float) -> None:
+        """A dispatcher handed the queued submissions over and answers for them `for_s`
+        seconds, in one transaction; a grader that claimed one meanwhile keeps its own lease."""
         now = utcnow()
         handed_over = and_(
             Submission.status == SubmissionStatus.QUEUED,
             or_(SUBMISSIONS.expired(now), Submission.lease_holder == DISPATCHED),
         )
+        until = now + timedelta(seconds=for_s)
         with self._database.session() as session:
-            SUBMISSIONS.hold(
-                session, submission_id, handed_over, DISPATCHED, now + timedelta(seconds=for_s)
-            )
+            for submission_id in submission_ids:
+                SUBMISSIONS.hold(session, submission_id, handed_over, DISPATCHED, until)
 
     def release_all(self) -> list[str]:
         """For a process that is the only grader of its database (the embedded service, at

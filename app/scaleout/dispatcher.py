@@ -4,6 +4,8 @@ stored submissions to `autograder worker` processes instead of grading them in t
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 
 import redis
 from celery import Celery
@@ -23,7 +25,12 @@ class CeleryDispatcher:
     """Sends each submission's id through the broker, then answers for it (a `dispatched`
     lease) as long as the broker's visibility timeout: by then the broker itself would hand an
     unacknowledged message out again. A send that fails is logged, not raised: the submission
-    is stored, and the sweeper sends it again once its lease has expired."""
+    is stored, and the sweeper sends it again once its lease has expired.
+
+    The sends are a thread's of their own, in the order handed over, so the request that stored
+    a submission answers without waiting for the broker or for the lease's write; the thread
+    writes the leases of what it sent meanwhile in one transaction. A submission stored but not
+    yet sent when the process dies has no lease, so the sweeper sends it."""
 
     def __init__(
         self,
@@ -39,6 +46,9 @@ class CeleryDispatcher:
         self._leases = leases
         self._registry = registry
         self._lease_s = lease_s
+        self._handed_over: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._closing = threading.Event()
+        self._sender = threading.Thread(target=self._send_all, name="hand-over", daemon=True)
 
     @classmethod
     def for_settings(
@@ -53,18 +63,52 @@ class CeleryDispatcher:
         )
 
     def start(self) -> None:
-        """Nothing to start: the broker is connected on the first send."""
+        """Start the sending thread; the broker is connected on the first send."""
+        self._sender.start()
 
     def submit(self, submission_id: str) -> None:
+        self._handed_over.put(submission_id)
+
+    def _send_all(self) -> None:
+        """Until closed: send what was handed over since the last pass, in order."""
+        while True:
+            handed = [self._handed_over.get()]
+            while not self._handed_over.empty():
+                handed.append(self._handed_over.get())
+            batch = [submission_id for submission_id in handed if submission_id is not None]
+            if not self._send(batch) or None in handed:
+                return
+
+    def _send(self, batch: list[str]) -> bool:
+        """Send `batch` and lease what the broker took; False if closing and the broker failed
+        a send: with no broker to drain into, what is left waits for the sweeper."""
+        sent = []
+        for submission_id in batch:
+            if self._sent(submission_id):
+                sent.append(submission_id)
+            elif self._closing.is_set():
+                break
+        self._lease(sent)
+        return len(sent) == len(batch) or not self._closing.is_set()
+
+    def _lease(self, sent: list[str]) -> None:
+        if not sent:
+            return
+        # After the send: a lease without a message would hide a lost submission from the
+        # sweeper until it expired.
+        try:
+            self._leases.dispatched(sent, self._lease_s)
+        except Exception:  # the database away: without a lease, the sweeper sends them again
+            log.exception("the leases of %d sent submissions were not written", len(sent))
+
+    def _sent(self, submission_id: str) -> bool:
         with bound_submission(submission_id):
             try:
                 self._celery.send_task(GRADE_TASK, args=[submission_id], queue=GRADING_QUEUE)
             except Exception:
                 log.exception("the broker refused the submission; the sweeper will resend it")
-                return
-            # After the send: a lease without a message would hide a lost submission from the
-            # sweeper until it expired.
-            self._leases.dispatched(submission_id, self._lease_s)
+                return False
+        return True
 
     def checks(self) -> list[Check]:
         try:
@@ -87,5 +131,10 @@ class CeleryDispatcher:
         workers = self._registry.alive()
         return workers[0].layers if workers else []
 
-    def close(self) -> None:
-        """Nothing to stop: what was sent is in the broker."""
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Send what was handed over, while the broker takes it (bounded: what is left waits
+        for the sweeper)."""
+        self._closing.set()
+        self._handed_over.put(None)
+        if self._sender.is_alive():
+            self._sender.join(timeout=timeout_s)

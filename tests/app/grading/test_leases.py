@@ -57,10 +57,10 @@ def test_a_live_lease_is_exclusive_and_lapses_when_not_renewed(
 def test_a_dispatchers_lease_never_overrides_a_graders(leases: Leases, database: Database) -> None:
     submission_id = store_submission(database)
     assert leases.claim(submission_id, "fast-worker") is not None  # before the API's send ends
-    leases.dispatched(submission_id, 3600)
+    leases.dispatched([submission_id], 3600)
     assert load_submission(database, submission_id).lease_holder == "fast-worker"
     queued = store_submission(database)
-    leases.dispatched(queued, 3600)
+    leases.dispatched([queued], 3600)
     row = load_submission(database, queued)
     assert row.lease_holder == DISPATCHED
     assert row.lease_expires_at is not None and row.lease_expires_at > utcnow()

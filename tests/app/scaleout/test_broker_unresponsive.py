@@ -43,9 +43,9 @@ def silent_redis() -> Iterator[str]:
 
 @pytest.fixture
 def client(
+    silent_redis: str,  # first: it outlives the API, whose dispatcher may still be sending
     make_client: ClientFactory,
     make_settings: SettingsFactory,
-    silent_redis: str,
     database_url: str,
 ) -> TestClient:
     settings = make_settings(broker_url=silent_redis, database_url=database_url)
