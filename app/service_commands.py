@@ -12,6 +12,7 @@ from app.assembly import build_worker
 from app.core import logs
 from app.core.settings import AppSettings, get_settings, url_address
 from app.main import create_app
+from app.scaleout.worker import yield_to_the_api
 from grader.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from grader.settings import GraderSettings
 
@@ -82,6 +83,7 @@ def worker(args: argparse.Namespace, _engine: GraderSettings) -> int:
         settings.sqlalchemy_url().split("://", 1)[0],
         settings.sandbox_slots,
     )
+    yield_to_the_api()  # before the warm process starts, which inherits it
     return build_worker(settings, name=args.name).run()
 
 

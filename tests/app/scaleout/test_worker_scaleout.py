@@ -17,6 +17,7 @@ sets the number of workers it needs. Every process is killed at the end, whateve
 from __future__ import annotations
 
 import json
+import os
 import signal
 from collections.abc import Iterator
 from datetime import timedelta
@@ -35,6 +36,7 @@ from app.core.models import Submission, SubmissionStatus, utcnow
 from app.grading.report_store import report_columns
 from app.outbox.models import WebhookDelivery
 from app.outbox.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
+from app.scaleout.worker import WORKER_NICENESS
 from grader.report import Report, ReportStatus
 
 pytestmark = pytest.mark.slow
@@ -114,6 +116,11 @@ def test_workers_grade_over_http_with_webhooks_and_metrics(
     stack: Stack, database: Database
 ) -> None:
     stack.set_workers(2)
+    # Where the API and the workers share a cgroup, a worker weighs about a quarter of the API.
+    assert stack.api is not None
+    api = os.getpriority(os.PRIO_PROCESS, stack.api.pid)
+    for worker in stack.workers.values():
+        assert os.getpriority(os.PRIO_PROCESS, worker.pid) == api + WORKER_NICENESS
     waited = stack.http.post(
         "/v1/submissions?wait=true", json={"exercise": SEED, "source": CORRECT}
     )
