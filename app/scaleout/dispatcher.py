@@ -47,6 +47,8 @@ class CeleryDispatcher:
         self._registry = registry
         self._lease_s = lease_s
         self._handed_over: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._waiting: set[str] = set()  # handed over, not yet taken to be sent
+        self._waiting_lock = threading.Lock()
         self._closing = threading.Event()
         self._sender = threading.Thread(target=self._send_all, name="hand-over", daemon=True)
 
@@ -67,6 +69,12 @@ class CeleryDispatcher:
         self._sender.start()
 
     def submit(self, submission_id: str) -> None:
+        """Queue it for the sending thread, once: while the broker is away, the sweeper hands
+        the same orphans over again every lease."""
+        with self._waiting_lock:
+            if submission_id in self._waiting:
+                return
+            self._waiting.add(submission_id)
         self._handed_over.put(submission_id)
 
     def _send_all(self) -> None:
@@ -76,6 +84,8 @@ class CeleryDispatcher:
             while not self._handed_over.empty():
                 handed.append(self._handed_over.get())
             batch = [submission_id for submission_id in handed if submission_id is not None]
+            with self._waiting_lock:
+                self._waiting.difference_update(batch)
             if not self._send(batch) or None in handed:
                 return
 
