@@ -72,8 +72,8 @@ def accept(
     (app.courses.budgets.lock_student), so concurrent requests cannot overshoot it; admission
     is counted after that commit, in the database that every API replica shares, and a refused
     row is withdrawn. A refusal leaves nothing behind. Two transactions of its own: the
-    insert's, and admission's, which also reads the place in line (the dispatcher writes its
-    lease in a third, after the broker took the hand-over).
+    insert's, and admission's, which also reads the place in line (the scale-out dispatcher
+    leases the submission later, from its own thread, once the broker took it).
     """
     digest = request_hash(body)
     if idempotency_key is not None:
@@ -159,8 +159,8 @@ def _store_within_budget(
 
 def _admit(api: ApiProcess, row: Submission) -> QueuePlace | None:
     """Admit the stored `row` (or withdraw it and raise the refusal), and read its place in
-    line, in one transaction; then hand it over, outside any (the broker may be slow, and a
-    pooled connection is not held across a wait). Graders take the head of the line, whichever
+    line, in one transaction; then hand it over, outside any (a dispatcher may write, and a
+    pooled connection is not held across its work). Graders take the head of the line, whichever
     id they were handed, so one may have taken a refused row already: then it stays, admitted,
     rather than spend that grader's turn on nothing (the turn another queued submission counts
     on)."""
